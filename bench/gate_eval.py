@@ -1,0 +1,137 @@
+"""How well does the write gate separate what is worth keeping from chatter?
+
+Runs the gate over tests/data/gate_labelled.jsonl (keep=true is the positive class) with
+novelty=1.0, as for a fresh store, once on rules alone and once with the real model, and prints
+precision, recall, F1 and accuracy overall and per language, plus every misclassified text.
+
+    python bench/gate_eval.py                 # readable report
+    python bench/gate_eval.py --json          # one JSON object
+    python bench/gate_eval.py --rules-only    # skip the model
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from hindsight_desktop.core.signals import WriteScorer  # noqa: E402
+
+LABELLED = ROOT / "tests" / "data" / "gate_labelled.jsonl"
+
+
+def load_labelled(path: Path = LABELLED) -> list[dict[str, Any]]:
+    """The labelled messages, one dict per line: text, keep, lang, kind."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def metrics(rows: list[dict[str, Any]], predicted: list[bool]) -> dict[str, float | int]:
+    """Precision, recall, F1 and accuracy with keep=true as the positive class."""
+    tp = sum(1 for r, p in zip(rows, predicted, strict=True) if p and r["keep"])
+    fp = sum(1 for r, p in zip(rows, predicted, strict=True) if p and not r["keep"])
+    fn = sum(1 for r, p in zip(rows, predicted, strict=True) if not p and r["keep"])
+    tn = len(rows) - tp - fp - fn
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    accuracy = (tp + tn) / len(rows) if rows else 0.0
+    return {
+        "n": len(rows),
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "accuracy": round(accuracy, 4),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+    }
+
+
+def evaluate(scorer: WriteScorer, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Score every row with novelty=1.0; return metrics overall, per language, and the misses."""
+    started = time.perf_counter()
+    scores = [scorer.score(r["text"], novelty=1.0) for r in rows]
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    predicted = [s.passed for s in scores]
+    report: dict[str, Any] = {"overall": metrics(rows, predicted), "per_language": {}}
+    for language in sorted({r["lang"] for r in rows}):
+        pairs = [(r, p) for r, p in zip(rows, predicted, strict=True) if r["lang"] == language]
+        report["per_language"][language] = metrics([r for r, _ in pairs], [p for _, p in pairs])
+    report["misclassified"] = [
+        {
+            "text": r["text"],
+            "lang": r["lang"],
+            "kind": r["kind"],
+            "expected": r["keep"],
+            "score": s.score,
+            "type": s.type,
+            "reason": s.reason,
+        }
+        for r, s in zip(rows, scores, strict=True)
+        if s.passed != r["keep"]
+    ]
+    report["mean_ms_per_score"] = round(elapsed_ms / max(1, len(rows)), 3)
+    return report
+
+
+def _real_embed(data_dir: Path | None):
+    from hindsight_desktop.core.default_model import ensure_default_model
+    from hindsight_desktop.core.embedder import load_embedder
+
+    base = data_dir or Path(tempfile.gettempdir()) / "hindsight-gate-eval"
+    return load_embedder(ensure_default_model(base / "models")).embed
+
+
+def _print_report(name: str, report: dict[str, Any]) -> None:
+    print(f"== {name} ({report['mean_ms_per_score']} ms per score)")
+    header = f"  {'set':<8}{'n':>5}{'precision':>11}{'recall':>8}{'F1':>8}{'accuracy':>10}"
+    print(header)
+    blocks = {"all": report["overall"], **report["per_language"]}
+    for label, m in blocks.items():
+        print(
+            f"  {label:<8}{m['n']:>5}{m['precision']:>11.3f}{m['recall']:>8.3f}{m['f1']:>8.3f}{m['accuracy']:>10.3f}"
+        )
+    misses = report["misclassified"]
+    print(f"  misclassified ({len(misses)}):")
+    for miss in misses:
+        want = "keep" if miss["expected"] else "drop"
+        print(f"    [{miss['lang']} {miss['kind']}, want {want}, score {miss['score']:.2f}] {miss['text']}")
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rules-only", action="store_true", help="do not load the model")
+    parser.add_argument("--labelled", type=Path, default=LABELLED, help="the JSONL file to score")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where the converted model is cached")
+    args = parser.parse_args(argv)
+
+    rows = load_labelled(args.labelled)
+    results: dict[str, Any] = {"labelled": str(args.labelled), "n": len(rows)}
+    results["rules_only"] = evaluate(WriteScorer(), rows)
+    if not args.rules_only:
+        results["with_model"] = evaluate(WriteScorer(embed=_real_embed(args.data_dir)), rows)
+
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False))
+        return 0
+    print(f"write gate on {args.labelled.name}: {len(rows)} messages, novelty=1.0\n")
+    _print_report("rules only", results["rules_only"])
+    if "with_model" in results:
+        _print_report("with model (all-MiniLM-L6-v2)", results["with_model"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Where data lives, and the settings the engine and app read. One place for every default."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from hindsight_desktop.core.errors import InvalidInput
+
+APP_NAME = "hindsight-desktop"
+DATA_DIR_ENV = "HINDSIGHT_DATA_DIR"
+DB_FILE = "memory.sqlite3"
+
+
+def default_data_dir() -> Path:
+    """HINDSIGHT_DATA_DIR when set, else the platform's user data folder."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def default_config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+@dataclass
+class Settings:
+    """Every tunable, with its default. Saved as JSON; unknown keys are ignored on load."""
+
+    write_threshold: float = 0.6
+    signal_weights: dict[str, float] = field(
+        default_factory=lambda: {"density": 0.25, "novelty": 0.20, "relevance": 0.30, "emotion": 0.10, "explicit": 0.15}
+    )
+    recall_half_life_days: float = 14.0
+    duplicate_similarity: float = 0.95
+    working_ttl_hours: float = 24.0
+    archive_after_days: int = 30
+    archive_importance_floor: float = 0.3
+    capacity_per_client: int = 0  # 0 = no cap
+    idle_minutes: int = 10
+    maintenance_every_hours: int = 24
+    http_port: int = 8765
+    embedding_model: str | None = None  # path of a GGUF file; None = the packaged default
+    paused: bool = False
+
+    def validate(self) -> Settings:
+        if not 0.0 <= self.write_threshold <= 1.0:
+            raise InvalidInput("write_threshold must be between 0 and 1")
+        if self.recall_half_life_days <= 0:
+            raise InvalidInput("recall_half_life_days must be positive")
+        if not 0.5 <= self.duplicate_similarity <= 1.0:
+            raise InvalidInput("duplicate_similarity must be between 0.5 and 1")
+        if not 1 <= self.http_port <= 65535:
+            raise InvalidInput("http_port must be between 1 and 65535")
+        if self.capacity_per_client < 0:
+            raise InvalidInput("capacity_per_client must be 0 (no cap) or more")
+        return self
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        if not path.is_file():
+            return cls()
+        try:
+            raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidInput(f"settings file {path} is unreadable: {exc}") from exc
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in raw.items() if k in known}).validate()
+
+    def save(self, path: Path) -> None:
+        """Write atomically so a crash never leaves half a settings file."""
+        self.validate()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(asdict(self), handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)

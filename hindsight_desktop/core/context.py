@@ -1,0 +1,54 @@
+"""The parts every engine operation needs, bundled so the write, recall and forget modules stay small."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from threading import Lock
+
+import numpy as np
+
+from hindsight_desktop.config import Settings
+from hindsight_desktop.core.store import Store
+from hindsight_desktop.core.vectors import VectorIndex
+
+
+class EmbedCache:
+    """Remembers the last few embeddings, so the write gate and the store share one model call per text."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], size: int = 256) -> None:
+        self._embed = embed
+        self._size = size
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._items]
+        if missing:
+            fresh = self._embed(missing)
+            with self._lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._items[text] = vector
+                    self._items.move_to_end(text)
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        with self._lock:
+            found = {t: self._items.get(t) for t in texts}
+        if any(v is None for v in found.values()):  # evicted by a very large batch: embed directly
+            return self._embed(texts)
+        return np.stack([found[t] for t in texts]) if texts else self._embed([])
+
+
+@dataclass
+class Parts:
+    store: Store
+    vectors: VectorIndex
+    embed: EmbedCache
+    scorer: object  # signals.WriteScorer
+    settings: Settings
+    clock: Callable[[], datetime]
+    model_id: str
+    extra: dict = field(default_factory=dict)

@@ -1,0 +1,113 @@
+"""The local embedding model, run by llama.cpp: loaded once per process, safe to call from threads."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from hindsight_desktop.core.default_model import ensure_default_model, sha256_file
+from hindsight_desktop.core.errors import InvalidInput, ModelError
+
+# llama.cpp's BERT graph needs a whole sequence in one micro-batch; 512 is the model's context.
+_CONTEXT = 512
+_GGUF_MAGIC = b"GGUF"
+
+
+class Embedder:
+    """One GGUF embedding model. `embed` returns L2-normalised float32 rows (dot product = cosine)."""
+
+    def __init__(self, model_path: Path, *, threads: int | None = None) -> None:
+        model_path = Path(model_path)
+        _check_gguf_file(model_path)
+        try:
+            import llama_cpp
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ModelError("llama-cpp-python is not installed") from exc
+        self.path = model_path
+        self.model_id = f"{model_path.stem}:{sha256_file(model_path)[:12]}"
+        self._lock = threading.Lock()
+        try:
+            with _quiet_stderr():
+                self._llm = llama_cpp.Llama(
+                    model_path=str(model_path),
+                    embedding=True,
+                    n_ctx=_CONTEXT,
+                    n_batch=_CONTEXT,
+                    n_ubatch=_CONTEXT,
+                    n_threads=threads or min(4, os.cpu_count() or 2),
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"llama.cpp could not load {model_path}: {exc}") from exc
+        self.dim = int(self._llm.n_embd())
+        if self.dim <= 0:
+            raise ModelError(f"{model_path} reports no embedding size; is it an embedding model?")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed many texts; an empty list gives a (0, dim) array."""
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise InvalidInput("embed() takes a list of strings")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Empty strings would embed only [CLS][SEP]; a space keeps shapes uniform and harmless.
+        cleaned = [t if t.strip() else " " for t in texts]
+        with self._lock:
+            rows = self._llm.embed(cleaned, normalize=False, truncate=True)
+        vectors = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+def _check_gguf_file(path: Path) -> None:
+    """Refuse a missing or non-GGUF file with a clear message before llama.cpp sees it."""
+    if not path.is_file():
+        raise ModelError(f"model file not found: {path}")
+    with open(path, "rb") as handle:
+        if handle.read(4) != _GGUF_MAGIC:
+            raise ModelError(f"{path} is not a GGUF model file")
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """llama.cpp prints load logs on fd 2 even with verbose=False in some builds; keep them off the console."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no real stderr (some GUI launchers)
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+_cache: dict[str, Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def load_embedder(model_path: Path) -> Embedder:
+    """The shared Embedder for a GGUF file: loaded once per process."""
+    key = str(Path(model_path).resolve())
+    with _cache_lock:
+        if key not in _cache:
+            _cache[key] = Embedder(Path(model_path))
+        return _cache[key]
+
+
+def default_embedder(data_dir: Path | None = None) -> Embedder:
+    """The packaged all-MiniLM-L6-v2, converted to GGUF under `data_dir/models` on first use."""
+    from hindsight_desktop.config import default_data_dir
+
+    base = Path(data_dir) if data_dir is not None else default_data_dir()
+    return load_embedder(ensure_default_model(base / "models"))

@@ -1,0 +1,290 @@
+"""MemoryEngine: the one API that the CLI, the MCP server and the app all use."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hindsight_desktop.config import DB_FILE, Settings, default_data_dir
+from hindsight_desktop.core import forget as forgetting
+from hindsight_desktop.core import keyword, validate
+from hindsight_desktop.core.context import EmbedCache, Parts
+from hindsight_desktop.core.embedder import Embedder, default_embedder, load_embedder
+from hindsight_desktop.core.errors import InvalidInput, PausedError
+from hindsight_desktop.core.extract import extract_entities, redact_secrets
+from hindsight_desktop.core.models import Event, ForgetReceipt, Link, Memory, SearchResult, WriteResult
+from hindsight_desktop.core.recall import MODES, Query, RecallWeights, recall, time_window
+from hindsight_desktop.core.rows import (
+    MEMORY_COLUMNS,
+    event_from_row,
+    load_memory,
+    log_event,
+    memory_from_row,
+)
+from hindsight_desktop.core.signals import WriteScorer
+from hindsight_desktop.core.store import Store, utcnow
+from hindsight_desktop.core.timeutil import parse_when, to_db
+from hindsight_desktop.core.vectors import VectorIndex, register_model
+from hindsight_desktop.core.writer import WriteRequest, write
+
+PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
+
+
+class MemoryEngine:
+    """A memory store in one SQLite file, with its embedding model.
+
+    >>> engine = MemoryEngine(tmp_dir)                                  # doctest: +SKIP
+    >>> engine.write("Remember: my passport expires in March 2027")    # doctest: +SKIP
+    >>> engine.search("when does my passport expire?").hits[0].memory.content  # doctest: +SKIP
+    """
+
+    def __init__(self, data_dir: Path | None = None, *, settings: Settings | None = None,
+                 embedder: Embedder | None = None, clock: Callable[[], datetime] | None = None) -> None:
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.settings = (settings or Settings()).validate()
+        self.clock = clock or utcnow
+        if embedder is None:
+            embedder = (load_embedder(Path(self.settings.embedding_model)) if self.settings.embedding_model
+                        else default_embedder(self.data_dir))
+        self.embedder = embedder
+        self.store = Store(self.data_dir / DB_FILE)
+        with self.store.write() as db:
+            num = register_model(db, embedder.model_id, embedder.dim, self.clock())
+        cached = EmbedCache(embedder.embed)
+        scorer = WriteScorer(embed=cached, weights=dict(self.settings.signal_weights),
+                             threshold=self.settings.write_threshold)
+        self.parts = Parts(store=self.store, vectors=VectorIndex(num, embedder.dim), embed=cached,
+                           scorer=scorer, settings=self.settings, clock=self.clock, model_id=embedder.model_id)
+        self.recall_weights = RecallWeights()
+
+    # ---- writing -------------------------------------------------------------------------------
+    def write(self, content: str, *, client: str = PERSON, type: str | None = None,
+              importance: float | None = None, metadata: dict[str, Any] | None = None,
+              occurred_at: datetime | str | None = None, session_id: str | None = None,
+              scope: str = "shared", layer: str | None = None, explicit: bool = False,
+              gate: bool = True) -> WriteResult:
+        """Score and store one memory (or keep it in working memory when it is not worth keeping)."""
+        if self.settings.paused:
+            raise PausedError("memory is paused: nothing new is being remembered right now")
+        request = WriteRequest(content=content, client=client, type=type, importance=importance,
+                               metadata=metadata, session_id=session_id, scope=scope, layer=layer,
+                               explicit=explicit, gate=gate,
+                               occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"))
+        return write(self.parts, request)
+
+    # ---- recall --------------------------------------------------------------------------------
+    def search(self, query: str, *, limit: int = 5, layer: str | list[str] | None = None,
+               type: str | list[str] | None = None, time_range_days: float | None = None,
+               since: datetime | str | None = None, until: datetime | str | None = None,
+               client: str | None = None, written_by: str | None = None, deep: bool = False,
+               mode: str = "hybrid", log: bool = True) -> SearchResult:
+        """Hybrid recall. `client` is who asks (None: the person, who sees everything)."""
+        text = validate.query(query)
+        limit = validate.positive_int(limit, "limit", high=200)
+        if mode not in MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
+        days = validate.positive_number(time_range_days, "time_range_days")
+        q = Query(
+            text=text, limit=limit, layers=_tuple(layer, validate.layer), types=_tuple(type, _type_label),
+            since=time_window(self.clock(), days) if days is not None else _when(since, "since"),
+            until=_when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
+        )
+        hits = recall(self.parts, q, self.recall_weights)
+        search_id = self._record_search(hits, client, q) if log else None
+        return SearchResult(query=text, hits=hits, search_id=search_id)
+
+    def _record_search(self, hits: list, client: str | None, q: Query) -> int:
+        now = to_db(self.clock())
+        with self.store.write() as db:
+            db.executemany(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
+                [(now, h.memory.id) for h in hits],
+            )
+            db.execute("INSERT INTO searches (at, client, hits, deep, mode) VALUES (?, ?, ?, ?, ?)",
+                       (now, client or PERSON, len(hits), int(q.deep), q.mode))
+            return int(db.last_insert_rowid())
+
+    # ---- reading -------------------------------------------------------------------------------
+    def get(self, memory_id: str, *, client: str | None = None) -> Memory:
+        with self.store.read() as db:
+            return load_memory(db, memory_id, client)[1]
+
+    def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None,
+             client: str | None = None) -> list[Memory]:
+        """Newest first, for timelines and exports."""
+        clauses, args = ["1"], []
+        if status is not None:
+            clauses.append("status = ?")
+            args.append(validate.status(status))
+        if client is not None:
+            clauses.append("(scope = 'shared' OR client = ?)")
+            args.append(client)
+        with self.store.read() as db:
+            rows = db.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+                "ORDER BY occurred_at DESC, rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+            return [memory_from_row(r) for r in rows]
+
+    def links(self, memory_id: str) -> list[Link]:
+        with self.store.read() as db:
+            load_memory(db, memory_id)
+            rows = db.execute(
+                "SELECT source_id, target_id, type, strength, created_at FROM relations "
+                "WHERE source_id = ? OR target_id = ? ORDER BY created_at", (memory_id, memory_id))
+            return [Link(s, t, k, float(w), parse_when(c)) for s, t, k, w, c in rows]
+
+    def events(self, memory_id: str | None = None, limit: int = 100) -> list[Event]:
+        with self.store.read() as db:
+            if memory_id is None:
+                rows = db.execute("SELECT id, at, kind, memory_id, client, detail FROM events "
+                                  "ORDER BY id DESC LIMIT ?", (limit,))
+            else:
+                rows = db.execute("SELECT id, at, kind, memory_id, client, detail FROM events "
+                                  "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))
+            return [event_from_row(r) for r in rows]
+
+    # ---- changing ------------------------------------------------------------------------------
+    def edit(self, memory_id: str, *, client: str = PERSON, content: str | None = None,
+             type: str | None = None, importance: float | None = None, pinned: bool | None = None,
+             summary: str | None = None) -> Memory:
+        """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed."""
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"], _ = redact_secrets(validate.content(content))
+        if type is not None:
+            changes["type"] = validate.label(type, "type")
+        if importance is not None:
+            changes["importance"] = validate.unit_interval(importance, "importance")
+        if pinned is not None:
+            changes["pinned"] = int(bool(pinned))
+        if summary is not None:
+            changes["summary"] = validate.optional_text(summary, "summary", 2000)
+        if not changes:
+            raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary")
+        vector = self.parts.embed([changes["content"]])[0] if "content" in changes else None
+        now = self.clock()
+        with self.store.write() as db:
+            rowid, before = load_memory(db, memory_id)
+            if "content" in changes:
+                entities = extract_entities(changes["content"], before.occurred_at)
+                changes["entities"] = json.dumps([asdict(e) for e in entities], ensure_ascii=False)
+                keyword.delete(db, rowid)
+                db.execute("DELETE FROM entity_index WHERE memory_rowid = ?", (rowid,))
+                if before.layer != "working":
+                    keyword.add(db, rowid, changes["content"],
+                                [e.value for e in entities if e.kind in ("date", "code", "number")])
+                    self.parts.vectors.add(db, rowid, vector)
+                    db.executemany("INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
+                                   [(e.value, e.kind, rowid) for e in entities])
+            sets = ", ".join(f"{k} = ?" for k in changes)
+            db.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE rowid = ?",
+                       (*changes.values(), to_db(now), rowid))
+            detail = {k: v for k, v in changes.items() if k != "entities"}
+            if "content" in detail:
+                detail["previous_content"] = before.content
+            log_event(db, to_db(now), "edit", memory_id, client, detail)
+            return load_memory(db, memory_id)[1]
+
+    def forget(self, *, ids: list[str] | str | None = None, older_than_days: float | None = None,
+               layer: str | None = None, type: str | None = None, below_importance: float | None = None,
+               written_by: str | None = None, query: str | None = None, purge: bool = False,
+               client: str = PERSON, sees_all: bool = True) -> ForgetReceipt:
+        """Archive (default) or purge every memory that matches all the given conditions."""
+        req = forgetting.ForgetRequest(
+            client=client, ids=[ids] if isinstance(ids, str) else ids,
+            older_than_days=validate.positive_number(older_than_days, "older_than_days"),
+            layer=validate.layer(layer), type=validate.label(type, "type"),
+            below_importance=validate.unit_interval(below_importance, "below_importance"),
+            written_by=written_by, query=None if query is None else validate.query(query),
+            purge=bool(purge), sees_all=sees_all,
+        )
+        now = self.clock()
+        with self.store.write() as db:
+            targets = forgetting.select(self.parts, db, req, now)
+            if req.purge:
+                receipt = forgetting.purge(self.parts, db, targets, client, now)
+            else:
+                receipt = forgetting.archive(db, targets, client, now)
+        if req.purge and targets:
+            self.store.checkpoint()
+        return receipt
+
+    def restore(self, memory_id: str, *, client: str = PERSON) -> Memory:
+        """Bring an archived or superseded memory back into normal recall."""
+        now = self.clock()
+        with self.store.write() as db:
+            rowid, memory = load_memory(db, memory_id)
+            if memory.status == "active":
+                raise InvalidInput(f"memory {memory_id} is already active")
+            db.execute("UPDATE memories SET status = 'active', superseded_by = NULL, updated_at = ? "
+                       "WHERE rowid = ?", (to_db(now), rowid))
+            log_event(db, to_db(now), "restore", memory_id, client, {"from": memory.status})
+            return load_memory(db, memory_id)[1]
+
+    def link(self, source_id: str, target_id: str, relation_type: str, *, strength: float = 1.0,
+             client: str | None = None) -> Link:
+        """Connect two memories (both must be visible to the client)."""
+        kind = validate.label(relation_type, "relation_type")
+        if kind is None:
+            raise InvalidInput("relation_type is required")
+        weight = validate.unit_interval(strength, "strength")
+        if source_id == target_id:
+            raise InvalidInput("a memory cannot be linked to itself")
+        now = self.clock()
+        with self.store.write() as db:
+            load_memory(db, source_id, client)
+            load_memory(db, target_id, client)
+            db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)", (source_id, target_id, kind, weight, to_db(now)))
+            log_event(db, to_db(now), "link", source_id, client or PERSON, {"target": target_id, "type": kind})
+        return Link(source_id, target_id, kind, float(weight), now)
+
+    def drop_expired_working(self) -> int:
+        """Working memory lives one session: expired items are dropped, not archived."""
+        with self.store.write() as db:
+            db.execute("DELETE FROM memories WHERE layer = 'working' AND expires_at < ?", (to_db(self.clock()),))
+            return db.changes()
+
+    # ---- numbers -------------------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        with self.store.read() as db:
+            by_layer = dict(db.execute("SELECT layer, count(*) FROM memories GROUP BY layer").fetchall())
+            by_status = dict(db.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())
+            by_client = dict(db.execute("SELECT client, count(*) FROM memories GROUP BY client").fetchall())
+            searches, hits = db.execute("SELECT count(*), coalesce(sum(hits > 0), 0) FROM searches").fetchone()
+            links = db.execute("SELECT count(*) FROM relations").fetchone()[0]
+            vectors = self.parts.vectors.count(db)
+        return {
+            "memories": sum(by_layer.values()), "by_layer": by_layer, "by_status": by_status,
+            "by_client": by_client, "links": links, "vectors": vectors, "model": self.parts.model_id,
+            "searches": searches, "hit_rate": round(hits / searches, 4) if searches else None,
+            "database": str(self.store.path),
+        }
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> MemoryEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _type_label(value: Any) -> str | None:
+    return validate.label(value, "type")
+
+
+def _tuple(value: Any, check: Callable[[Any], str | None]) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items = [value] if isinstance(value, str) else list(value)
+    return tuple(check(v) for v in items) or None
+
+
+def _when(value: datetime | str | None, field: str) -> datetime | None:
+    return None if value is None else parse_when(value, field)

@@ -1,0 +1,35 @@
+"""The one exception family of the engine.
+
+The MCP layer maps these to tool errors, the app to messages, the CLI to exit codes.
+Every message names the problem so a person (or an assistant) can fix the input.
+"""
+
+
+class HindsightError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    exit_code = 1
+
+
+class InvalidInput(HindsightError, ValueError):
+    """The caller sent something the engine cannot accept (empty text, bad date, wrong type)."""
+
+    exit_code = 2
+
+
+class NotFound(HindsightError, LookupError):
+    """An id that does not exist, or that the caller may not see."""
+
+    exit_code = 3
+
+
+class PausedError(HindsightError):
+    """Memory is paused by the person: writes are refused, reads still work."""
+
+    exit_code = 4
+
+
+class ModelError(HindsightError):
+    """The embedding model could not be prepared, loaded or run."""
+
+    exit_code = 5

@@ -1,0 +1,386 @@
+"""Dates and times in English and Chinese; relative dates are resolved against a reference day.
+
+Week semantics: weeks start on Monday (ISO calendar weeks).
+- "this Wednesday" / 这周三 / 本周三: the Wednesday of the reference's own week (may be in the past).
+- "next Wednesday" / 下周三: the Wednesday of the following calendar week.
+- "last Wednesday" / 上周三: the Wednesday of the previous calendar week.
+- a bare weekday ("Friday", "on Friday", 周五, 星期五): the nearest one on or after the reference day
+  (the reference day itself counts). "this coming Friday" is the nearest one strictly after it.
+Granularity of values:
+- day-level expressions give "YYYY-MM-DD";
+- week-level ("next week", 下周) give the Monday of that week; "next weekend" / 下周末 its Saturday;
+- month-level ("next month", 下个月, "May 2023") give the first day of that month;
+- year-level ("last year", 去年, "in 2023", 2023年) give "YYYY" only, because a first-of-January
+  date would claim a precision the text does not have;
+- offsets ("in 3 days", "2 weeks ago", 三天后, "3 months ago") give the exact day, months clamped
+  to the month's end (Jan 31 + 1 month = Feb 28/29);
+- dates written without a year ("May 3", 5月3日) take the reference's year;
+- "05/03/2023" is month/day/year (US) unless the first number is over 12.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import NamedTuple
+
+
+class Found(NamedTuple):
+    """One expression found in a text: its span, the text as written and its normalised value."""
+
+    start: int
+    end: int
+    text: str
+    value: str
+
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+CN_NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十百]{1,4})"
+
+
+def cn_to_int(word: str) -> int | None:
+    """'3', '三', '十五', '二十三', '两', '一百' -> int; None when it is not a number we read."""
+    if word.isascii() and word.isdigit():
+        return int(word)
+    if not word or any(ch not in _CN_DIGITS and ch not in "十百" for ch in word):
+        return None
+    if "十" not in word and "百" not in word:
+        # A run of digit words such as 二〇二三 is read digit by digit.
+        return int("".join(str(_CN_DIGITS[ch]) for ch in word))
+    total = current = 0
+    for ch in word:
+        if ch == "百":
+            total += (current or 1) * 100
+            current = 0
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        else:
+            current = _CN_DIGITS[ch]
+    return total + current
+
+
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+}
+_EN_NUM = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+    "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3,
+    "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_MON = r"(?P<mon>" + "|".join(_MONTHS) + r")\b\.?"  # full names come first so 'march' beats 'mar'
+_WEEKDAYS = {
+    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
+    "mon": 0, "tues": 1, "tue": 1, "wed": 2, "thurs": 3, "thur": 3, "thu": 3, "fri": 4, "sat": 5, "sun": 6,
+}
+_WD_FULL = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD_ANY = r"(?P<wd>" + "|".join(_WEEKDAYS) + r")"
+_CN_WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_UNITS = {"day": "day", "week": "week", "month": "month", "year": "year", "fortnight": "fortnight"}
+_CN_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
+
+
+# ---- calendar arithmetic -------------------------------------------------------------------------
+
+
+def _week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _add_months(day: date, months: int) -> date:
+    years, month0 = divmod(day.month - 1 + months, 12)
+    year = day.year + years
+    return date(year, month0 + 1, min(day.day, calendar.monthrange(year, month0 + 1)[1]))
+
+
+def _shift(day: date, amount: int, unit: str) -> date:
+    if unit == "day":
+        return day + timedelta(days=amount)
+    if unit == "week":
+        return day + timedelta(weeks=amount)
+    if unit == "fortnight":
+        return day + timedelta(weeks=2 * amount)
+    if unit == "month":
+        return _add_months(day, amount)
+    return _add_months(day, 12 * amount)
+
+
+def _unit_start(day: date, unit: str, offset: int) -> str:
+    """The calendar week/month/year `offset` units away: Monday, first of month, or 'YYYY'."""
+    if unit == "week":
+        return (_week_start(day) + timedelta(weeks=offset)).isoformat()
+    if unit == "month":
+        return _add_months(day.replace(day=1), offset).isoformat()
+    return str(day.year + offset)
+
+
+def _upcoming(day: date, weekday: int, strict: bool = False) -> date:
+    delta = (weekday - day.weekday()) % 7
+    if strict and delta == 0:
+        delta = 7
+    return day + timedelta(days=delta)
+
+
+def _iso(year: int, month: int, day: int) -> str | None:
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _year(text: str) -> int:
+    year = int(text) if text.isdigit() else cn_to_int(text) or 0
+    return year + 2000 if year < 100 else year
+
+
+# ---- rules: (pattern, resolver) ------------------------------------------------------------------
+
+Resolver = Callable[[re.Match[str], date], str | None]
+_I = re.IGNORECASE
+
+
+def _dmy(m: re.Match[str], ref: date) -> str | None:
+    if m.group("mon") == "may":  # lower-case 'may' is nearly always the verb
+        return None
+    year = int(m.group("y")) if m.group("y") else ref.year
+    return _iso(year, _MONTHS[m.group("mon").lower()], int(m.group("d")))
+
+
+def _month_year(m: re.Match[str], ref: date) -> str | None:
+    if m.group("mon") == "may":
+        return None
+    return _iso(int(m.group("y")), _MONTHS[m.group("mon").lower()], 1)
+
+
+def _numeric(m: re.Match[str], ref: date) -> str | None:
+    return _iso(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+
+
+def _us_slash(m: re.Match[str], ref: date) -> str | None:
+    first, second = int(m.group("m")), int(m.group("d"))
+    if first > 12 >= second:  # only day/month reads as a date
+        first, second = second, first
+    return _iso(_year(m.group("y")), first, second)
+
+
+def _cn_full(m: re.Match[str], ref: date) -> str | None:
+    year = _year(m.group("y")) if m.group("y") else ref.year
+    month, day = cn_to_int(m.group("m")), cn_to_int(m.group("d") or "1")
+    return _iso(year, month, day) if month and day else None
+
+
+def _cn_month(m: re.Match[str], ref: date) -> str | None:
+    month = cn_to_int(m.group("m"))
+    return _iso(_year(m.group("y")), month, 1) if month else None
+
+
+def _year_only(m: re.Match[str], ref: date) -> str | None:
+    return str(_year(m.group("y")))
+
+
+_ABSOLUTE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
+    (re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"), _numeric),
+    (re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})\b"), _us_slash),
+    (re.compile(r"\b(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"(?:,?\s+(?P<y>\d{4})\b)?", _I), _dmy),
+    (re.compile(r"\b" + _MON + r"\s+(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{4})\b)?", _I), _dmy),
+    (re.compile(r"\b" + _MON + r",?\s+(?P<y>\d{4})\b", _I), _month_year),
+    (re.compile(r"\b(?:in|since|during|of|from)\s+(?P<t>(?P<y>(?:19|20)\d{2}))\b(?![-/.]\d)", _I), _year_only),
+    (re.compile(r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})\s*年\s*)?(?P<m>" + CN_NUM + r")\s*月\s*(?P<d>" + CN_NUM + r")\s*[日号號]"), _cn_full),
+    (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>" + CN_NUM + r")\s*(?:月份|月)"), _cn_month),
+    (re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年(?!\s*\d{1,2}\s*月)"), _year_only),
+]
+
+
+def _fixed(offset: int) -> Resolver:
+    return lambda m, ref: (ref + timedelta(days=offset)).isoformat()
+
+
+def _en_weekday(m: re.Match[str], ref: date) -> str | None:
+    weekday = _WEEKDAYS[m.group("wd").lower()]
+    which = (m.groupdict().get("which") or "").lower().split()
+    if not which:
+        return _upcoming(ref, weekday).isoformat()
+    if which[-1] == "coming":
+        return _upcoming(ref, weekday, strict=True).isoformat()
+    if which[-1] == "past":
+        return (ref - timedelta(days=(ref.weekday() - weekday) % 7 or 7)).isoformat()
+    weeks = {"this": 0, "next": 1, "last": -1}[which[-1]]
+    return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
+
+
+def _en_unit(m: re.Match[str], ref: date) -> str | None:
+    offset = {"this": 0, "next": 1, "last": -1, "past": -1}[m.group("which").lower()]
+    unit = m.group("unit").lower()
+    if unit == "weekend":
+        return (_week_start(ref) + timedelta(weeks=offset, days=5)).isoformat()
+    return _unit_start(ref, unit, offset)
+
+
+def _en_offset(m: re.Match[str], ref: date) -> str | None:
+    amount = int(m.group("n")) if m.group("n").isdigit() else _EN_NUMBERS[m.group("n").lower()]
+    direction = (m.groupdict().get("dir") or "later").lower()
+    sign = -1 if direction in ("ago", "before", "earlier") else 1
+    return _shift(ref, sign * amount, _UNITS[m.group("unit").lower()]).isoformat()
+
+
+def _cn_day(m: re.Match[str], ref: date) -> str | None:
+    word = m.group(0)
+    offsets = {"大前": -3, "前": -2, "昨": -1, "今": 0, "明": 1, "后": 2, "後": 2, "大后": 3, "大後": 3}
+    key = word[:2] if word.startswith("大") else word[:1]
+    return (ref + timedelta(days=offsets[key])).isoformat()
+
+
+def _cn_shift_word(prefix: str) -> int | None:
+    """下 = +1, 下下 = +2, 上 = -1, 上上 = -2, 这/本 = 0, nothing = None (bare)."""
+    if not prefix:
+        return None
+    if prefix[0] in "这這本":
+        return 0
+    return (1 if prefix[0] == "下" else -1) * (2 if prefix[:2] in ("下下", "上上") else 1)
+
+
+def _cn_weekday(m: re.Match[str], ref: date) -> str | None:
+    weekday = _CN_WD[m.group("wd")]
+    weeks = _cn_shift_word(m.group("pre") or "")
+    if weeks is None:
+        return _upcoming(ref, weekday).isoformat()
+    return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
+
+
+def _cn_week(m: re.Match[str], ref: date) -> str | None:
+    weeks = _cn_shift_word(m.groupdict().get("pre") or "这")
+    days = 5 if m.group("end") else 0  # 周末 = that week's Saturday
+    return (_week_start(ref) + timedelta(weeks=weeks or 0, days=days)).isoformat()
+
+
+def _cn_month_rel(m: re.Match[str], ref: date) -> str | None:
+    return _unit_start(ref, "month", _cn_shift_word(m.group("pre")) or 0)
+
+
+def _cn_year_rel(m: re.Match[str], ref: date) -> str | None:
+    offsets = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2, "後年": 2}
+    return str(ref.year + offsets[m.group(0)])
+
+
+def _cn_offset(m: re.Match[str], ref: date) -> str | None:
+    amount = cn_to_int(m.group("n"))
+    if amount is None:
+        return None
+    unit = _CN_UNITS[m.group("unit").lstrip("个個")]
+    sign = -1 if m.group("dir").endswith("前") else 1
+    return _shift(ref, sign * amount, unit).isoformat()
+
+
+_CN_WEEK = r"(?:周|週|星期|礼拜|禮拜)"
+_CN_BARE_GUARD = r"(?<![一二三四五六七八九十两\d每])"  # 一周三次 is "three times a week", 每周三 a habit
+_RELATIVE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
+    (re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", _I), _fixed(2)),
+    (re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", _I), _fixed(-2)),
+    (re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", _I), _fixed(0)),
+    (re.compile(r"\btomorrow\b", _I), _fixed(1)),
+    (re.compile(r"\b(?:yesterday|last\s+night)\b", _I), _fixed(-1)),
+    (re.compile(r"\b(?P<which>next|last|this(?:\s+(?:coming|past))?|coming|past)\s+" + _WD_ANY + r"\b", _I), _en_weekday),
+    (re.compile(r"\b" + _WD_FULL + r"\b", _I), _en_weekday),
+    (re.compile(r"\b(?P<which>next|last|this|past)\s+(?P<unit>weekend|week|month|year)\b", _I), _en_unit),
+    (re.compile(r"\bin\s+(?P<n>" + _EN_NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\b", _I), _en_offset),
+    (re.compile(r"\b(?P<n>" + _EN_NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\s+"
+                r"(?P<dir>ago|before|earlier|later|after|from\s+now|from\s+today)\b", _I), _en_offset),
+    (re.compile(r"大?前天|昨天|昨日|昨晚|昨儿|今天|今日|今晚|今早|今儿|明天|明日|明晚|明早|明儿|大?[后後]天"), _cn_day),
+    (re.compile(r"(?P<pre>(?:下下?|上上?)个?|這個?|这个?|本)?" + _CN_BARE_GUARD + _CN_WEEK + r"(?P<wd>[一二三四五六日天])"), _cn_weekday),
+    (re.compile(r"(?P<pre>(?:下下?|上上?)个?|这个?|這個?|本)" + _CN_WEEK + r"(?P<end>末)?(?![一二三四五六日天])"), _cn_week),
+    (re.compile(_CN_BARE_GUARD + r"(?P<end>周末|週末)"), _cn_week),
+    (re.compile(r"(?P<pre>下下?个?|上上?个?|这个|這個|本)月(?!\s*" + CN_NUM + r"\s*[日号號])"), _cn_month_rel),
+    (re.compile(r"大前年|前年|去年|今年|明年|[后後]年"), _cn_year_rel),
+    (re.compile(r"(?P<n>" + CN_NUM + r")\s*(?P<unit>天|日|周|週|个?星期|个?礼拜|个月|個月|年)\s*(?P<dir>以后|之后|以後|之後|后|後|以前|之前|前)"), _cn_offset),
+]
+
+
+def _select(candidates: list[Found]) -> list[Found]:
+    """Longest expressions win; the rest must not overlap them. Result in text order."""
+    chosen: list[Found] = []
+    for cand in sorted(candidates, key=lambda f: (f.start - f.end, f.start)):
+        if all(cand.end <= f.start or cand.start >= f.end for f in chosen):
+            chosen.append(cand)
+    return sorted(chosen)
+
+
+def _run(rules: list[tuple[re.Pattern[str], Resolver]], text: str, ref: date) -> list[Found]:
+    found: list[Found] = []
+    for pattern, resolve in rules:
+        for m in pattern.finditer(text):
+            value = resolve(m, ref)
+            if value:
+                start, end = m.span("t") if "t" in pattern.groupindex else m.span()
+                found.append(Found(start, end, text[start:end], value))
+    return found
+
+
+def find_dates(text: str, ref: date, relative: bool = True) -> list[Found]:
+    """Every date expression in `text`, relative ones resolved against the day `ref`."""
+    found = _run(_ABSOLUTE_RULES, text, ref)
+    if relative:
+        found += _run(_RELATIVE_RULES, text, ref)
+    return _select(found)
+
+
+# ---- times ---------------------------------------------------------------------------------------
+
+_CN_PERIOD_PM = ("下午", "傍晚", "晚上", "夜里", "夜晚")
+_TIME_RULES = [
+    re.compile(r"\b(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s*(?P<ap>a\.m\.|p\.m\.|am|pm)(?![A-Za-z])", _I),
+    re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?![\d:])"),
+    re.compile(r"\b(?P<h>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o'?clock\b", _I),
+    re.compile(r"\b(?P<word>noon|midday|midnight)\b", _I),
+    re.compile(r"(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|半夜)?(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})"
+               r"(?:点|點|时|時)(?P<mm>半|一刻|三刻|整|钟|鐘|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})分?)?"),
+]
+
+
+def _time_value(m: re.Match[str]) -> str | None:
+    groups = m.groupdict()
+    if groups.get("word"):
+        return "00:00" if groups["word"].lower() == "midnight" else "12:00"
+    raw = groups["h"]
+    hour = _EN_NUMBERS.get(raw.lower()) if raw.isalpha() and raw.isascii() else cn_to_int(raw)
+    if hour is None:
+        return None
+    minute = 0
+    if "mm" in groups:  # the Chinese form
+        period, tail = groups["p"] or "", groups["mm"] or ""
+        # 一点 / 三点 alone are "a little" / "three points": need a period, digits or a minute part.
+        if not (period or raw.isdigit() or tail in ("半", "一刻", "三刻", "整", "钟", "鐘") or tail.endswith("分")):
+            return None
+        if groups["m"] and not (period or tail.endswith("分")):
+            return None  # 三点五 is the decimal 3.5
+        minute = {"半": 30, "一刻": 15, "三刻": 45}.get(tail, cn_to_int(groups["m"]) if groups["m"] else 0) or 0
+        if period in _CN_PERIOD_PM and hour < 12 or period == "中午" and hour < 6:
+            hour += 12
+        elif period in ("晚上", "夜里", "夜晚", "半夜", "凌晨") and hour == 12:
+            hour = 0
+    else:
+        minute = int(groups["m"]) if groups.get("m") else 0
+        marker = (groups.get("ap") or "").lower().replace(".", "")
+        if marker and not 1 <= hour <= 12:
+            return None
+        if marker == "pm" and hour != 12:
+            hour += 12
+        elif marker == "am" and hour == 12:
+            hour = 0
+    if hour > 23 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def find_times(text: str) -> list[Found]:
+    """Clock times ("3pm", "15:30", "下午三点半") as "HH:MM"."""
+    found = []
+    for pattern in _TIME_RULES:
+        for m in pattern.finditer(text):
+            value = _time_value(m)
+            if value:
+                found.append(Found(m.start(), m.end(), m.group(0), value))
+    return _select(found)

@@ -1,0 +1,102 @@
+"""The keyword indexes (FTS5): words with stemming, plus trigrams for substrings in CJK text.
+
+unicode61 keeps a run of Chinese or Japanese characters as one token, so "我住在北京" would only
+match itself. Each CJK run is therefore also indexed as overlapping character pairs, and queries are
+split the same way; the trigram table answers longer substrings.
+"""
+
+from __future__ import annotations
+
+import re
+
+import apsw
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+# Words that carry no search intent in a question. Kept short on purpose: names and nouns must stay.
+STOP_WORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "ve", "re", "d", "m", "o", "y", "also", "ever", "kind", "sort", "thing", "things", "anything", "something", "tell", "know", "remember", "think", "did", "does", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "yes", "yeah", "oh", "hey", "hi", "的", "了", "吗", "呢", "吧", "啊", "是", "在", "我", "你", "他", "她", "它", "们", "和", "与", "也", "都", "就", "还", "这", "那", "什么", "怎么", "哪", "谁", "几", "多少", "有", "没有", "一个"]
+)
+
+
+def cjk_pairs(text: str) -> list[str]:
+    """Overlapping two-character pieces of every CJK run (a lone character stays as it is)."""
+    pieces: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            pieces.append(run)
+        pieces.extend(run[i:i + 2] for i in range(len(run) - 1))
+    return pieces
+
+
+def index_body(content: str, extra_terms: list[str]) -> str:
+    """What the words index sees: the text, its CJK pairs, and normalised entity values (ISO dates, codes)."""
+    parts = [content]
+    pairs = cjk_pairs(content)
+    if pairs:
+        parts.append(" ".join(pairs))
+    if extra_terms:
+        parts.append(" ".join(extra_terms))
+    return "\n".join(parts)
+
+
+def query_terms(query: str) -> list[str]:
+    """The search terms of a free-text query: words minus stop words, plus CJK pairs."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    latin = _CJK_RUN.sub(" ", query)
+    candidates = [w.lower().replace("’", "'") for w in _WORD.findall(latin)] + cjk_pairs(query)
+    for word in candidates:
+        for piece in word.split("'") if "'" in word else [word]:
+            if piece and piece not in STOP_WORDS and piece not in seen:
+                seen.add(piece)
+                terms.append(piece)
+    return terms
+
+
+def _match_expression(terms: list[str]) -> str:
+    # Each term quoted so FTS5 syntax characters in user text are literal.
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def add(db: apsw.Connection, rowid: int, content: str, extra_terms: list[str]) -> None:
+    db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, index_body(content, extra_terms)))
+    db.execute("INSERT INTO fts_trigram (rowid, body) VALUES (?, ?)", (rowid, content))
+
+
+def delete(db: apsw.Connection, rowid: int) -> int:
+    removed = 0
+    for table in ("fts_words", "fts_trigram"):
+        db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+        removed += db.changes()
+    return removed
+
+
+def search(db: apsw.Connection, query: str, k: int) -> list[tuple[int, float]]:
+    """BM25 hits (rowid, positive score, higher is better), plus trigram substring hits for CJK text."""
+    terms = query_terms(query)
+    hits: dict[int, float] = {}
+    if terms:
+        rows = db.execute(
+            "SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
+            (_match_expression(terms), k),
+        )
+        hits = {int(rowid): -float(score) for rowid, score in rows}
+    for run in _CJK_RUN.findall(query):
+        if len(run) < 3:
+            continue
+        rows = db.execute(
+            "SELECT rowid, bm25(fts_trigram) FROM fts_trigram WHERE fts_trigram MATCH ? ORDER BY rank LIMIT ?",
+            ('"' + run + '"', k),
+        )
+        for rowid, score in rows:
+            hits[int(rowid)] = max(hits.get(int(rowid), 0.0), -float(score))
+    return sorted(hits.items(), key=lambda item: -item[1])[:k]
+
+
+def optimize(db: apsw.Connection) -> None:
+    """Merge the FTS segments so deleted entries are physically gone (used after a purge)."""
+    for table in ("fts_words", "fts_trigram"):
+        db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")

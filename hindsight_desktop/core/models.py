@@ -1,0 +1,157 @@
+"""Plain data records the engine returns. Times are aware UTC datetimes inside the engine."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+LAYERS = ("working", "episodic", "semantic", "procedural")
+STATUSES = ("active", "archived", "superseded")
+SCOPES = ("private", "shared")
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with a trailing Z, the form used at every edge."""
+    if value is None:
+        return None
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso(value)
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass
+class Entity:
+    """Something named in a memory: a person, place, organisation, date, number or code."""
+
+    kind: str  # person, place, org, date, time, number, code, email, url
+    text: str  # as written
+    value: str  # normalised (lower-cased name, ISO date, digits)
+
+
+@dataclass
+class Memory:
+    id: str
+    content: str
+    layer: str
+    type: str
+    importance: float
+    pinned: bool
+    client: str
+    scope: str
+    status: str
+    created_at: datetime
+    occurred_at: datetime
+    summary: str | None = None
+    session_id: str | None = None
+    superseded_by: str | None = None
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    expires_at: datetime | None = None
+    entities: list[Entity] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    updated_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class WriteResult:
+    """What happened to one write. `stored` is False when it stayed in working memory only."""
+
+    id: str
+    stored: bool
+    layer: str
+    score: float
+    signals: dict[str, float]
+    duplicate_of: str | None = None
+    supersedes: list[str] = field(default_factory=list)
+    redactions: int = 0
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class SearchHit:
+    memory: Memory
+    relevance: float
+    scores: dict[str, float] = field(default_factory=dict)  # per-signal breakdown ("why")
+    rank: int = 0
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        m = self.memory
+        out: dict[str, Any] = {
+            "id": m.id,
+            "content": m.content,
+            "type": m.type,
+            "layer": m.layer,
+            "relevance": round(self.relevance, 4),
+            "created_at": iso(m.created_at),
+            "occurred_at": iso(m.occurred_at),
+            "status": m.status,
+            "importance": m.importance,
+            "pinned": m.pinned,
+            "client": m.client,
+            "scope": m.scope,
+        }
+        if explain:
+            out["scores"] = {k: round(v, 4) for k, v in self.scores.items()}
+        return out
+
+
+@dataclass
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    search_id: int | None = None
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        return {"query": self.query, "results": [h.to_dict(explain) for h in self.hits]}
+
+
+@dataclass
+class Link:
+    source_id: str
+    target_id: str
+    type: str
+    strength: float
+    created_at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class ForgetReceipt:
+    """What a forget did. For a purge, `removed` counts the rows deleted per table."""
+
+    forgotten: list[str]
+    mode: str  # "archive" or "purge"
+    removed: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Event:
+    id: int
+    at: datetime
+    kind: str  # write, reinforce, supersede, edit, link, forget, restore, purge, pin
+    memory_id: str | None
+    client: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))

@@ -1,0 +1,242 @@
+"""Hybrid recall: candidates from the vector and keyword indexes and exact entity matches, fused with
+recency, links, access frequency and importance. Every signal's score is kept for "why was this recalled".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core import keyword
+from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.extract import extract_entities
+from hindsight_desktop.core.models import Memory, SearchHit
+from hindsight_desktop.core.rows import MEMORY_COLUMNS, memory_from_row, visible_clause
+
+MODES = ("hybrid", "vector", "keyword")
+EXACT_KINDS = ("person", "place", "org", "date", "number", "code", "email", "phone", "url", "time")
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    """How much each signal counts. Similarity and keywords carry the meaning; the rest break ties."""
+
+    vector: float = 0.50
+    keyword: float = 0.30
+    entity: float = 0.10
+    recency: float = 0.04
+    access: float = 0.02
+    importance: float = 0.04
+    link: float = 0.20  # share of a linked top hit's score passed on (damped spreading)
+    pinned_bonus: float = 0.03
+    superseded_factor: float = 0.5
+    # Below this cosine, with no keyword, entity or link evidence, a candidate is noise, not a hit:
+    # returning it would make every search "find" something and hide misses from the hit rate.
+    min_similarity: float = 0.30
+
+
+@dataclass
+class Query:
+    text: str
+    limit: int = 5
+    layers: tuple[str, ...] | None = None
+    types: tuple[str, ...] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    client: str | None = None  # who asks: private memories of other clients stay hidden
+    written_by: str | None = None  # only memories this client wrote
+    deep: bool = False
+    mode: str = "hybrid"
+
+
+@dataclass
+class Candidate:
+    rowid: int
+    memory: Memory
+    vector: float = 0.0
+    keyword: float = 0.0
+    entity: float = 0.0
+    link: float = 0.0
+    base: float = 0.0
+
+
+def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list[SearchHit]:
+    w = weights or RecallWeights()
+    now = parts.clock()
+    qvec = parts.embed([q.text])[0] if q.mode != "keyword" else None
+    qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in EXACT_KINDS}
+    pool = max(50, q.limit * 10)
+    with parts.store.read() as db:
+        vec_hits = dict(parts.vectors.nearest(db, qvec, pool)) if qvec is not None else {}
+        kw_hits = dict(keyword.search(db, q.text, pool)) if q.mode != "vector" else {}
+        ent_hits = _entity_hits(db, qentities) if q.mode == "hybrid" else {}
+        rowids = set(vec_hits) | set(kw_hits) | set(ent_hits)
+        cands = _load(db, rowids, q)
+        if not cands:
+            return []
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, cands, vec_hits, qvec)
+        top_kw = max(kw_hits.values(), default=0.0)
+        for c in cands.values():
+            c.vector = max(0.0, vec_hits.get(c.rowid, c.vector))
+            c.keyword = kw_hits.get(c.rowid, 0.0) / top_kw if top_kw > 0 else 0.0
+            c.entity = ent_hits.get(c.rowid, 0) / len(qentities) if qentities else 0.0
+        if q.mode == "hybrid":
+            _spread_links(parts, db, cands, q, w, qvec, now)
+    if q.mode == "hybrid":
+        cands = {r: c for r, c in cands.items() if _has_evidence(c, w)}
+    hits = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
+    hits.sort(key=lambda h: -h.relevance)
+    _rank_superseded_below_successors(hits)
+    hits = hits[: q.limit]
+    for i, hit in enumerate(hits, 1):
+        hit.rank = i
+    return hits
+
+
+def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for kind, value in qentities:
+        for (rowid,) in db.execute(
+            "SELECT memory_rowid FROM entity_index WHERE value = ? AND kind = ? LIMIT 500", (value, kind)
+        ):
+            counts[rowid] = counts.get(rowid, 0) + 1
+    return counts
+
+
+def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidate]:
+    if not rowids:
+        return {}
+    clauses = ["m.layer != 'working'"]
+    args: list = []
+    statuses = ("active", "superseded", "archived") if q.deep else ("active", "superseded")
+    clauses.append(f"m.status IN ({','.join('?' * len(statuses))})")
+    args.extend(statuses)
+    where, vis_args = visible_clause(q.client)
+    clauses.append(where)
+    args.extend(vis_args)
+    if q.layers:
+        clauses.append(f"m.layer IN ({','.join('?' * len(q.layers))})")
+        args.extend(q.layers)
+    if q.types:
+        clauses.append(f"m.type IN ({','.join('?' * len(q.types))})")
+        args.extend(q.types)
+    if q.since:
+        clauses.append("m.occurred_at >= ?")
+        args.append(_db_time(q.since))
+    if q.until:
+        clauses.append("m.occurred_at <= ?")
+        args.append(_db_time(q.until))
+    if q.written_by:
+        clauses.append("m.client = ?")
+        args.append(q.written_by)
+    out: dict[int, Candidate] = {}
+    ids = list(rowids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        sql = (f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))}) "
+               f"AND {' AND '.join(clauses)}")
+        for row in db.execute(sql, (*chunk, *args)):
+            out[row[0]] = Candidate(rowid=row[0], memory=memory_from_row(row))
+    return out
+
+
+def _db_time(value: datetime) -> str:
+    from hindsight_desktop.core.timeutil import to_db
+
+    return to_db(value)
+
+
+def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate],
+                             vec_hits: dict[int, float], qvec: np.ndarray) -> None:
+    """Keyword-only candidates get their exact cosine too, so every result shows every signal."""
+    missing = [r for r in cands if r not in vec_hits]
+    for rowid, vector in parts.vectors.vectors(db, missing).items():
+        cands[rowid].vector = float(np.dot(vector, qvec))
+
+
+def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate], q: Query,
+                  w: RecallWeights, qvec: np.ndarray | None, now: datetime) -> None:
+    """Memories linked to the strongest hits inherit a damped share of their score."""
+    for c in cands.values():
+        c.base = _content_score(c, w)
+    top = sorted(cands.values(), key=lambda c: -c.base)[:10]
+    by_id = {c.memory.id: c for c in cands.values()}
+    spread: dict[str, float] = {}
+    for c in top:
+        rows = db.execute(
+            "SELECT target_id, strength FROM relations WHERE source_id = ? AND type != 'supersedes' "
+            "UNION ALL SELECT source_id, strength FROM relations WHERE target_id = ? AND type != 'supersedes'",
+            (c.memory.id, c.memory.id),
+        )
+        for other, strength in rows:
+            spread[other] = max(spread.get(other, 0.0), c.base * float(strength))
+    new_ids = [mid for mid in spread if mid not in by_id]
+    if new_ids:
+        rows = db.execute(
+            f"SELECT rowid FROM memories WHERE id IN ({','.join('?' * len(new_ids))})", new_ids
+        ).fetchall()
+        added = _load(db, {r[0] for r in rows}, q)
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, added, {}, qvec)
+        for c in added.values():
+            c.vector = max(0.0, c.vector)
+            c.base = _content_score(c, w)
+        cands.update(added)
+        by_id.update({c.memory.id: c for c in added.values()})
+    for mid, value in spread.items():
+        if mid in by_id:
+            by_id[mid].link = value
+
+
+def _has_evidence(c: Candidate, w: RecallWeights) -> bool:
+    return c.keyword > 0 or c.entity > 0 or c.link > 0 or c.vector >= w.min_similarity
+
+
+def _content_score(c: Candidate, w: RecallWeights) -> float:
+    return w.vector * c.vector + w.keyword * c.keyword + w.entity * c.entity
+
+
+def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_days: float) -> SearchHit:
+    m = c.memory
+    age_days = max(0.0, (now - m.occurred_at).total_seconds() / 86400)
+    recency = math.exp(-math.log(2) * age_days / half_life_days)
+    access = min(1.0, math.log1p(m.access_count) / math.log1p(50))
+    scores = {
+        "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
+        "recency": round(recency, 4), "link": round(c.link, 4), "access": round(access, 4),
+        "importance": round(m.importance, 4), "pinned": 1.0 if m.pinned else 0.0,
+    }
+    if mode == "vector":
+        relevance = c.vector
+    elif mode == "keyword":
+        relevance = c.keyword
+    else:
+        relevance = (_content_score(c, w) + w.link * c.link + w.recency * recency + w.access * access
+                     + w.importance * m.importance + (w.pinned_bonus if m.pinned else 0.0))
+        if m.status == "superseded":
+            relevance *= w.superseded_factor
+    return SearchHit(memory=m, relevance=relevance, scores=scores)
+
+
+def _rank_superseded_below_successors(hits: list[SearchHit]) -> None:
+    """A superseded memory never outranks the memory that replaced it."""
+    position = {h.memory.id: i for i, h in enumerate(hits)}
+    moved = True
+    while moved:
+        moved = False
+        for i, hit in enumerate(hits):
+            successor = hit.memory.superseded_by
+            if successor in position and position[successor] > i:
+                hits.insert(position[successor], hits.pop(i))
+                position = {h.memory.id: j for j, h in enumerate(hits)}
+                moved = True
+                break
+
+
+def time_window(now: datetime, days: float | None) -> datetime | None:
+    return None if days is None else now - timedelta(days=days)

@@ -1,0 +1,238 @@
+"""The SQLite file: connection, pragmas, transactions, schema migrations.
+
+Several processes open the same file (the tray app and stdio MCP processes), so: WAL, a long busy
+timeout, BEGIN IMMEDIATE for writes (a deferred transaction that later upgrades to a write lock can
+fail with SQLITE_BUSY without the busy handler ever being consulted), and short transactions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import apsw
+import sqlite_vec
+
+from hindsight_desktop.core.errors import HindsightError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _v1(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            summary TEXT,
+            layer TEXT NOT NULL CHECK (layer IN ('working', 'episodic', 'semantic', 'procedural')),
+            type TEXT NOT NULL,
+            importance REAL NOT NULL CHECK (importance BETWEEN 0 AND 1),
+            pinned INTEGER NOT NULL DEFAULT 0,
+            client TEXT NOT NULL,
+            scope TEXT NOT NULL CHECK (scope IN ('private', 'shared')),
+            session_id TEXT,
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'archived', 'superseded')),
+            superseded_by TEXT REFERENCES memories(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            occurred_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            last_accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            expires_at TEXT,
+            entities TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            fact_key TEXT,
+            fact_value TEXT
+        );
+        CREATE INDEX memories_time ON memories (occurred_at);
+        CREATE INDEX memories_status ON memories (status, layer);
+        CREATE INDEX memories_client ON memories (client);
+        CREATE INDEX memories_session ON memories (session_id);
+        CREATE INDEX memories_hash ON memories (content_hash);
+        CREATE INDEX memories_fact ON memories (fact_key) WHERE fact_key IS NOT NULL;
+
+        CREATE TABLE entity_index (
+            value TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            memory_rowid INTEGER NOT NULL REFERENCES memories(rowid) ON DELETE CASCADE,
+            PRIMARY KEY (value, kind, memory_rowid)
+        ) WITHOUT ROWID;
+        CREATE INDEX entity_by_memory ON entity_index (memory_rowid);
+
+        -- Contentless: the text lives only in memories; a purge leaves nothing behind here.
+        CREATE VIRTUAL TABLE fts_words USING fts5 (
+            body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE fts_trigram USING fts5 (
+            body, content='', contentless_delete=1, tokenize='trigram'
+        );
+
+        CREATE TABLE relations (
+            source_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            target_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            strength REAL NOT NULL DEFAULT 1.0,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, target_id, type)
+        ) WITHOUT ROWID;
+        CREATE INDEX relations_target ON relations (target_id);
+
+        -- Which embedding models made vectors; each has its own vec0 table vec_<num>.
+        CREATE TABLE models (
+            num INTEGER PRIMARY KEY,
+            model_id TEXT NOT NULL UNIQUE,
+            dim INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            retired_at TEXT
+        );
+
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            memory_id TEXT,
+            client TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX events_memory ON events (memory_id);
+        CREATE INDEX events_at ON events (at);
+
+        -- Search log for the hit-rate metric. No query text: it could hold what a purge removed.
+        CREATE TABLE searches (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            client TEXT NOT NULL,
+            hits INTEGER NOT NULL,
+            deep INTEGER NOT NULL DEFAULT 0,
+            mode TEXT NOT NULL DEFAULT 'hybrid'
+        );
+        CREATE INDEX searches_at ON searches (at);
+
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """
+    )
+
+
+# Forward migrations: index i takes the schema from version i to i + 1. Append only.
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store:
+    """One apsw connection to the memory file, shared by the threads of this process.
+
+    apsw connections may be used from several threads; the lock keeps one thread's transaction from
+    interleaving with another's statements on the same connection.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        try:
+            self.db = apsw.Connection(str(self.path))
+        except apsw.Error as exc:
+            raise HindsightError(f"cannot open the memory database {self.path}: {exc}") from exc
+        self.db.set_busy_timeout(BUSY_TIMEOUT_MS)
+        self.db.enable_load_extension(True)
+        self.db.load_extension(sqlite_vec.loadable_path())
+        self.db.enable_load_extension(False)
+        self._pragma("journal_mode", "WAL")
+        for name, value in (("foreign_keys", "ON"), ("synchronous", "NORMAL"), ("secure_delete", "ON")):
+            self._pragma(name, value)
+        self._migrate()
+
+    def _pragma(self, name: str, value: str) -> None:
+        # journal_mode=WAL itself needs a brief lock; the busy timeout covers a concurrent opener.
+        self.db.execute(f"PRAGMA {name}={value}").fetchall()
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        current = self.schema_version
+        if current > len(MIGRATIONS):
+            raise HindsightError(
+                f"{self.path} was written by a newer Hindsight Desktop (schema {current}); please upgrade"
+            )
+        if current == len(MIGRATIONS):
+            return
+        if current > 0:  # the backup API cannot copy from inside our own write transaction: copy first
+            self.backup(self.path.with_name(f"{self.path.stem}.v{current}.backup{self.path.suffix}"))
+        with self.write():
+            # Another process may have migrated between our check and our lock.
+            for version in range(self.schema_version, len(MIGRATIONS)):
+                MIGRATIONS[version](self.db)
+                self.db.execute(f"PRAGMA user_version={version + 1}")
+
+    def backup(self, target: Path) -> Path:
+        """Copy the whole database with SQLite's online backup API (consistent even under writes)."""
+        dest = apsw.Connection(str(target))
+        try:
+            with dest.backup("main", self.db, "main") as job:
+                while not job.done:
+                    job.step(1024)
+        finally:
+            dest.close()
+        return target
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[apsw.Connection]:
+        """One write transaction: all of it lands or none of it does."""
+        with self.lock:
+            if self.db.in_transaction:  # nested call inside an outer write: join it
+                yield self.db
+                return
+            self._begin_immediate()
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def _begin_immediate(self) -> None:
+        # The busy handler normally waits; this loop is a second line for the rare BUSY it cannot wait out
+        # (for example while another process checkpoints the WAL).
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return
+            except apsw.BusyError:
+                if time.monotonic() > deadline:
+                    raise HindsightError("the memory database stayed busy for 30 s; another process holds it") from None
+                time.sleep(0.02)
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[apsw.Connection]:
+        """A consistent snapshot for several SELECTs."""
+        with self.lock:
+            if self.db.in_transaction:
+                yield self.db
+                return
+            self.db.execute("BEGIN")
+            try:
+                yield self.db
+            finally:
+                self.db.execute("COMMIT")
+
+    def checkpoint(self) -> None:
+        """Fold the WAL back into the main file (after a purge, so no old page lingers in the WAL)."""
+        with self.lock:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()

@@ -1,0 +1,39 @@
+"""UTC inside, ISO 8601 at the edges."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hindsight_desktop.core.errors import InvalidInput
+
+
+def to_db(value: datetime) -> str:
+    """Sortable text form stored in SQLite (always UTC, millisecond precision)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def from_db(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def parse_when(value: object, field: str = "timestamp") -> datetime:
+    """Accept an aware datetime or an ISO 8601 string; a time without a zone is taken as UTC."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise InvalidInput(f"{field} is empty; give an ISO 8601 date such as 2026-05-03T14:00:00Z")
+        try:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError as exc:
+            raise InvalidInput(
+                f"{field} {value!r} is not an ISO 8601 date; use a form such as 2026-05-03T14:00:00Z"
+            ) from exc
+    else:
+        raise InvalidInput(f"{field} must be an ISO 8601 string, not {type(value).__name__}")
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)

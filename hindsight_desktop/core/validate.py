@@ -1,0 +1,122 @@
+"""Checks on what callers send, each failing with a message that names the field and the problem."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.models import LAYERS, SCOPES, STATUSES
+
+MAX_CONTENT_BYTES = 32 * 1024
+MAX_QUERY_CHARS = 4000
+MAX_METADATA_BYTES = 16 * 1024
+
+
+def content(value: Any, field: str = "content") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be text, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise InvalidInput(f"{field} is empty")
+    size = len(text.encode("utf-8"))
+    if size > MAX_CONTENT_BYTES:
+        raise InvalidInput(f"{field} is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes (32 KB)")
+    return text
+
+
+def query(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"query must be text, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise InvalidInput("query is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+    return text
+
+
+def unit_interval(value: Any, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{field} must be a number between 0 and 1, not {type(value).__name__}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput(f"{field} must be between 0 and 1, got {value}")
+    return float(value)
+
+
+def positive_int(value: Any, field: str, *, low: int = 1, high: int = 1_000_000) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{field} must be a whole number, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise InvalidInput(f"{field} must be between {low} and {high}, got {value}")
+    return value
+
+
+def positive_number(value: Any, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise InvalidInput(f"{field} must be a number of 0 or more")
+    return float(value)
+
+
+def label(value: Any, field: str, max_len: int = 40) -> str | None:
+    """A short free label such as a memory type or a relation type."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must be a non-empty text label")
+    text = value.strip().lower()
+    if len(text) > max_len or not all(c.isalnum() or c in "_-" for c in text):
+        raise InvalidInput(f"{field} {value!r} must be at most {max_len} letters, digits, '_' or '-'")
+    return text
+
+
+def choice(value: Any, field: str, allowed: tuple[str, ...]) -> str | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def layer(value: Any) -> str | None:
+    return choice(value, "layer", LAYERS)
+
+
+def scope(value: Any) -> str:
+    return choice(value if value is not None else "shared", "scope", SCOPES) or "shared"
+
+
+def status(value: Any) -> str | None:
+    return choice(value, "status", STATUSES)
+
+
+def client_name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 100:
+        raise InvalidInput("client must be a non-empty name of at most 100 characters")
+    return value.strip()
+
+
+def optional_text(value: Any, field: str, max_len: int = 200) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > max_len:
+        raise InvalidInput(f"{field} must be text of at most {max_len} characters")
+    return value.strip() or None
+
+
+def metadata(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInput(f"metadata must be a JSON object, not {type(value).__name__}")
+    try:
+        encoded = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"metadata is not valid JSON: {exc}") from exc
+    if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise InvalidInput(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
+    return json.loads(encoded)

@@ -1,0 +1,256 @@
+"""The write pipeline: redact, extract, embed, score, then reinforce, supersede or store, with links."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+import unicodedata
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core import keyword, validate
+from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.extract import extract_entities, fact_key, redact_secrets
+from hindsight_desktop.core.models import Entity, WriteResult
+from hindsight_desktop.core.rows import log_event, visible_clause
+from hindsight_desktop.core.timeutil import parse_when, to_db
+
+# Entity kinds that make two memories "about the same thing" for auto-links and exact matching.
+LINKING_KINDS = ("person", "place", "org", "code", "email", "phone", "url")
+SIMILAR_LINK = 0.80
+MAX_ENTITY_LINKS = 5
+
+
+@dataclass
+class WriteRequest:
+    content: str
+    client: str
+    type: str | None = None
+    importance: float | None = None
+    metadata: dict[str, Any] | None = None
+    occurred_at: datetime | None = None
+    session_id: str | None = None
+    scope: str = "shared"
+    layer: str | None = None
+    explicit: bool = False  # a person added it by hand: always stored
+    gate: bool = True  # False for imports of history: every item is stored
+
+
+def new_id() -> str:
+    """Sortable by creation time, unique across processes."""
+    return f"mem_{int(time.time() * 1000):011x}{secrets.token_hex(4)}"
+
+
+def content_hash(text: str) -> str:
+    folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
+
+
+def check_request(req: WriteRequest) -> WriteRequest:
+    return WriteRequest(
+        content=unicodedata.normalize("NFC", validate.content(req.content)),
+        client=validate.client_name(req.client),
+        type=validate.label(req.type, "type"),
+        importance=validate.unit_interval(req.importance, "importance"),
+        metadata=validate.metadata(req.metadata),
+        occurred_at=None if req.occurred_at is None else parse_when(req.occurred_at, "timestamp"),
+        session_id=validate.optional_text(req.session_id, "session_id"),
+        scope=validate.scope(req.scope),
+        layer=validate.layer(req.layer),
+        explicit=bool(req.explicit),
+        gate=bool(req.gate),
+    )
+
+
+def write(parts: Parts, request: WriteRequest) -> WriteResult:
+    req = check_request(request)
+    now = parts.clock()
+    occurred = req.occurred_at or now
+    text, redacted = redact_secrets(req.content)
+    entities = extract_entities(text, occurred)
+    vector = parts.embed([text])[0]  # the model runs before the write lock is taken
+    with parts.store.write() as db:
+        return _write_locked(parts, db, req, text, len(redacted), entities, vector, now, occurred)
+
+
+def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: str, redactions: int,
+                  entities: list[Entity], vector: np.ndarray, now: datetime, occurred: datetime) -> WriteResult:
+    digest = content_hash(text)
+    nearest = _nearest_active(parts, db, vector, req)
+    top_sim = nearest[0][1] if nearest else 0.0
+    verdict = parts.scorer.score(
+        text, novelty=float(min(1.0, max(0.0, 1.0 - top_sim))), importance=req.importance,
+        entity_count=len(entities),
+    )
+    duplicate = _find_duplicate(parts, db, digest, nearest, req)
+    if duplicate is not None:
+        return _reinforce(db, duplicate, req, verdict, now, redactions)
+
+    key = fact_key(text)
+    # A statement that sets a personal attribute (where I live, my job, my name) is always worth keeping.
+    stored = verdict.passed or req.explicit or not req.gate or key is not None
+    layer = req.layer or (verdict.layer if stored else "working")
+    if not stored:
+        layer = "working"
+    mtype = req.type or (verdict.type if verdict.type not in ("chatter", "question") else "note")
+    importance = req.importance if req.importance is not None else round(min(1.0, verdict.score), 3)
+    expires = now + timedelta(hours=parts.settings.working_ttl_hours) if layer == "working" else None
+    memory_id = new_id()
+    db.execute(
+        "INSERT INTO memories (id, content, layer, type, importance, client, scope, session_id, created_at, "
+        "occurred_at, updated_at, expires_at, entities, metadata, content_hash, fact_key, fact_value) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (memory_id, text, layer, mtype, importance, req.client, req.scope, req.session_id, to_db(now),
+         to_db(occurred), to_db(now), to_db(expires) if expires else None,
+         json.dumps([asdict(e) for e in entities], ensure_ascii=False),
+         json.dumps(req.metadata or {}, ensure_ascii=False), digest,
+         f"{key[0]}|{key[1]}" if key else None, key[2] if key else None),
+    )
+    rowid = db.last_insert_rowid()
+    supersedes: list[str] = []
+    if layer != "working":  # working memory never enters long-term recall
+        _index(parts, db, rowid, text, entities, vector)
+        supersedes = _supersede(db, memory_id, key, req, occurred, now)
+        _auto_link(db, memory_id, rowid, entities, nearest, req, occurred, now)
+    log_event(db, to_db(now), "write", memory_id, req.client,
+              {"layer": layer, "type": mtype, "score": round(verdict.score, 4), "stored": stored,
+               "redactions": redactions, "supersedes": supersedes})
+    return WriteResult(
+        id=memory_id, stored=stored, layer=layer, score=round(verdict.score, 4),
+        signals={k: round(v, 4) for k, v in verdict.signals.items()}, supersedes=supersedes,
+        redactions=redactions, reason=_reason(verdict, req, key),
+    )
+
+
+def _reason(verdict: Any, req: WriteRequest, key: tuple[str, str, str] | None) -> str:
+    if verdict.passed:
+        return verdict.reason
+    if req.explicit or not req.gate:
+        return "Kept because it was added or imported on purpose."
+    if key is not None:
+        return f"Kept: it states your {key[1].replace('_', ' ')}."
+    return verdict.reason
+
+
+def _index(parts: Parts, db: apsw.Connection, rowid: int, text: str, entities: list[Entity],
+           vector: np.ndarray) -> None:
+    keyword.add(db, rowid, text, [e.value for e in entities if e.kind in ("date", "code", "number")])
+    parts.vectors.add(db, rowid, vector)
+    db.executemany(
+        "INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
+        [(e.value, e.kind, rowid) for e in entities],
+    )
+
+
+def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
+                    req: WriteRequest) -> list[tuple[str, float, int]]:
+    """Active memories most similar to the new text that this client may see: (id, cosine, rowid)."""
+    pairs = parts.vectors.nearest(db, vector, 8)
+    if not pairs:
+        return []
+    where, args = visible_clause(req.client)
+    sims = dict(pairs)
+    marks = ",".join("?" * len(sims))
+    rows = db.execute(
+        f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({marks}) AND m.status = 'active' AND {where}",
+        (*sims, *args),
+    ).fetchall()
+    found = [(mid, sims[rowid], rowid) for rowid, mid in rows]
+    return sorted(found, key=lambda item: -item[1])
+
+
+def _find_duplicate(parts: Parts, db: apsw.Connection, digest: str, nearest: list[tuple[str, float, int]],
+                    req: WriteRequest) -> str | None:
+    where, args = visible_clause(req.client)
+    row = db.execute(
+        f"SELECT m.id FROM memories m WHERE m.content_hash = ? AND m.status = 'active' AND m.layer != 'working' "
+        f"AND {where} LIMIT 1", (digest, *args),
+    ).fetchone()
+    if row is not None:
+        return row[0]
+    if req.gate and nearest and nearest[0][1] >= parts.settings.duplicate_similarity:
+        return nearest[0][0]
+    return None
+
+
+def _reinforce(db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: Any, now: datetime,
+               redactions: int) -> WriteResult:
+    """A repeat strengthens what is already there instead of piling up a copy."""
+    row = db.execute("SELECT layer, importance, metadata FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    layer, importance, metadata = row
+    merged = {**json.loads(metadata), **(req.metadata or {})}
+    boosted = min(1.0, max(float(importance), req.importance or 0.0) + 0.05)
+    db.execute(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, importance = ?, "
+        "metadata = ?, updated_at = ? WHERE id = ?",
+        (to_db(now), boosted, json.dumps(merged, ensure_ascii=False), to_db(now), memory_id),
+    )
+    log_event(db, to_db(now), "reinforce", memory_id, req.client, {"importance": boosted})
+    return WriteResult(
+        id=memory_id, stored=True, layer=layer, score=round(verdict.score, 4),
+        signals={k: round(v, 4) for k, v in verdict.signals.items()}, duplicate_of=memory_id,
+        redactions=redactions, reason="a near-duplicate of an existing memory, which was reinforced",
+    )
+
+
+def _supersede(db: apsw.Connection, memory_id: str, key: tuple[str, str, str] | None, req: WriteRequest,
+               occurred: datetime, now: datetime) -> list[str]:
+    """Same subject and attribute, different value: the newest statement wins, the old one is kept."""
+    if key is None:
+        return []
+    where, args = visible_clause(req.client)
+    rows = db.execute(
+        f"SELECT m.id, m.fact_value, m.occurred_at FROM memories m WHERE m.fact_key = ? AND m.id != ? "
+        f"AND m.status = 'active' AND {where}", (f"{key[0]}|{key[1]}", memory_id, *args),
+    ).fetchall()
+    replaced: list[str] = []
+    for old_id, old_value, old_when in rows:
+        if old_value == key[2]:
+            continue
+        newer, older = (memory_id, old_id) if to_db(occurred) >= old_when else (old_id, memory_id)
+        db.execute("UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
+                   (newer, to_db(now), older))
+        db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
+                   "VALUES (?, ?, 'supersedes', 1.0, ?)", (newer, older, to_db(now)))
+        log_event(db, to_db(now), "supersede", older, req.client, {"superseded_by": newer})
+        if older == old_id:
+            replaced.append(old_id)
+    return replaced
+
+
+def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[Entity],
+               nearest: list[tuple[str, float, int]], req: WriteRequest, occurred: datetime,
+               now: datetime) -> None:
+    links: dict[tuple[str, str], float] = {}
+    for entity in entities:
+        if entity.kind not in LINKING_KINDS:
+            continue
+        rows = db.execute(
+            "SELECT m.id FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
+            "WHERE e.value = ? AND e.kind = ? AND m.rowid != ? AND m.status = 'active' "
+            "ORDER BY m.occurred_at DESC LIMIT ?", (entity.value, entity.kind, rowid, MAX_ENTITY_LINKS),
+        )
+        for (other,) in rows:
+            key = (other, "shares_entity")
+            links[key] = min(1.0, links.get(key, 0.0) + 0.5)
+    if req.session_id:
+        row = db.execute(
+            "SELECT id FROM memories WHERE session_id = ? AND id != ? AND layer != 'working' AND occurred_at <= ? "
+            "ORDER BY occurred_at DESC, rowid DESC LIMIT 1", (req.session_id, memory_id, to_db(occurred)),
+        ).fetchone()
+        if row is not None:
+            links[(row[0], "same_session")] = 1.0
+    for other, similarity, _ in nearest[:3]:
+        if similarity >= SIMILAR_LINK:
+            links[(other, "similar")] = round(similarity, 3)
+    db.executemany(
+        "INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) VALUES (?, ?, ?, ?, ?)",
+        [(memory_id, other, kind, strength, to_db(now)) for (other, kind), strength in links.items()],
+    )

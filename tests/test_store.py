@@ -1,0 +1,59 @@
+"""The SQLite file: pragmas, schema version, backups, refusal of a newer schema."""
+
+from __future__ import annotations
+
+import apsw
+import pytest
+
+from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.store import MIGRATIONS, Store
+
+
+def test_open_sets_wal_foreign_keys_and_version(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.db.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    store.close()
+
+
+def test_failed_transaction_leaves_nothing(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with pytest.raises(RuntimeError), store.write() as db:
+        db.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+        raise RuntimeError("crash in the middle")
+    assert store.db.execute("SELECT count(*) FROM meta").fetchone()[0] == 0
+    store.close()
+
+
+def test_backup_is_a_readable_copy(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        db.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+    copy = store.backup(tmp_path / "copy.sqlite3")
+    assert apsw.Connection(str(copy)).execute("SELECT value FROM meta").fetchone()[0] == "v"
+    store.close()
+
+
+def test_migration_from_an_older_version_backs_up_first(tmp_path, monkeypatch):
+    path = tmp_path / "m.sqlite3"
+    Store(path).close()
+    added = []
+    monkeypatch.setattr("hindsight_desktop.core.store.MIGRATIONS",
+                        [*MIGRATIONS, lambda db: added.append(db.execute("CREATE TABLE extra (x)"))])
+    store = Store(path)
+    assert store.schema_version == len(MIGRATIONS) + 1
+    assert added
+    assert (tmp_path / f"m.v{len(MIGRATIONS)}.backup.sqlite3").is_file()
+    store.close()
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "m.sqlite3"
+    Store(path).close()
+    raw = apsw.Connection(str(path))
+    raw.execute("PRAGMA user_version=999")
+    raw.close()
+    with pytest.raises(HindsightError, match="newer"):
+        Store(path)

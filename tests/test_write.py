@@ -1,0 +1,116 @@
+"""The write pipeline through the real engine: gate, duplicates, contradictions, redaction, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_desktop.core.errors import InvalidInput, PausedError
+
+
+def count(engine, where: str = "1") -> int:
+    return engine.store.db.execute(f"SELECT count(*) FROM memories WHERE {where}").fetchone()[0]
+
+
+def test_personal_fact_is_stored_small_talk_is_not(engine):
+    kept = engine.write("I'm allergic to peanuts and carry an EpiPen.", client="claude-code")
+    chatter = engine.write("ok thanks!", client="claude-code")
+    assert kept.stored and kept.layer in ("semantic", "episodic")
+    assert not chatter.stored and chatter.layer == "working"
+    assert set(kept.signals) == {"density", "novelty", "relevance", "emotion", "explicit"}
+    hits = engine.search("thanks").hits
+    assert all(h.memory.id != chatter.id for h in hits)  # working memory never enters recall
+
+
+def test_explicit_instruction_always_persists(engine):
+    result = engine.write("Remember this: ok", client="cursor")
+    assert result.stored
+    assert engine.write("记住：好的", client="cursor").stored
+
+
+def test_person_added_memory_is_always_stored(engine):
+    assert engine.write("hmm", explicit=True).stored
+
+
+def test_caller_importance_raises_never_lowers(engine):
+    low = engine.write("The team standup moved to 9:30 every weekday.", importance=0.05, client="a")
+    assert low.stored  # a low importance does not sink a good memory
+    assert engine.get(low.id).importance == pytest.approx(0.05)
+    raised = engine.write("lol", importance=0.95, client="a")
+    assert raised.stored and raised.score >= 0.95
+
+
+def test_repeat_reinforces_instead_of_piling_up(engine):
+    first = engine.write("My daughter Emma plays the violin.", client="a")
+    again = engine.write("My daughter Emma plays the violin.", client="b")
+    assert again.duplicate_of == first.id and again.id == first.id
+    assert count(engine, "layer != 'working'") == 1
+    assert engine.get(first.id).access_count == 1
+    assert [e.kind for e in engine.events(first.id)][:2] == ["reinforce", "write"]
+
+
+def test_contradiction_supersedes_and_keeps_history(engine, clock):
+    old = engine.write("I live in Beijing.", client="a")
+    clock.advance(days=30)
+    new = engine.write("I moved to Shanghai.", client="a")
+    assert old.id in new.supersedes
+    previous = engine.get(old.id)
+    assert previous.status == "superseded" and previous.superseded_by == new.id
+    assert any(link.type == "supersedes" for link in engine.links(new.id))
+
+
+def test_older_history_import_does_not_override_newer_fact(engine, clock):
+    current = engine.write("I live in Shanghai.", client="a")
+    engine.write("I live in Beijing.", client="a", occurred_at="2020-01-01T00:00:00Z")
+    assert engine.get(current.id).status == "active"
+
+
+def test_secrets_are_redacted_before_storage(engine):
+    result = engine.write("Remember my OpenAI key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789", client="a")
+    stored = engine.get(result.id).content
+    assert "sk-proj" not in stored and "[REDACTED:" in stored
+    assert result.redactions == 1
+
+
+def test_entities_and_relative_dates_are_extracted(engine):
+    result = engine.write("Remember: dinner with Alice next Wednesday, flight CA981.", client="a")
+    memory = engine.get(result.id)
+    values = {(e.kind, e.value) for e in memory.entities}
+    assert ("date", "2026-12-02") in values  # the clock says Wednesday 25 Nov 2026
+    assert any(kind == "code" and value == "ca981" for kind, value in values)
+    assert any(kind == "person" and value == "alice" for kind, value in values)
+
+
+def test_same_session_memories_are_linked(engine):
+    a = engine.write("Remember: the wifi password for the cabin is on the fridge.", session_id="s1", client="a")
+    b = engine.write("Remember: the cabin key is under the blue flower pot.", session_id="s1", client="a")
+    assert any(link.target_id == a.id and link.type == "same_session" for link in engine.links(b.id))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"content": ""}, "content is empty"),
+        ({"content": "   "}, "content is empty"),
+        ({"content": 42}, "content must be text"),
+        ({"content": "x" * 40_000}, "limit is 32768"),
+        ({"content": "fine", "importance": 2}, "importance must be between 0 and 1"),
+        ({"content": "fine", "importance": "high"}, "importance must be a number"),
+        ({"content": "fine", "occurred_at": "yesterday-ish"}, "not an ISO 8601 date"),
+        ({"content": "fine", "scope": "public"}, "scope must be one of"),
+        ({"content": "fine", "metadata": ["not", "a", "dict"]}, "metadata must be a JSON object"),
+        ({"content": "fine", "type": "a type with spaces"}, "type"),
+    ],
+)
+def test_bad_input_names_the_problem_and_writes_nothing(engine, kwargs, message):
+    with pytest.raises(InvalidInput, match=message):
+        engine.write(**kwargs)
+    assert count(engine) == 0
+    assert engine.write("Remember: the process keeps running after bad input.").stored
+
+
+def test_paused_memory_refuses_writes_but_reads(engine):
+    engine.write("Remember: my bike lock code is written in my notebook.")
+    engine.settings.paused = True
+    with pytest.raises(PausedError, match="paused"):
+        engine.write("Remember: something new")
+    assert engine.search("bike lock").hits
