@@ -70,3 +70,25 @@ def test_edit_reembeds_and_reindexes(engine):
     assert engine.search("Mondays", mode="keyword").hits == []
     history = engine.events(mid)
     assert history[0].kind == "edit" and "Mondays" in history[0].detail["previous_content"]
+
+
+def test_reflect_archives_faded_merges_and_repairs(engine, clock):
+    faded = engine.write("The cafe on 5th street had a blue door.", importance=0.1, explicit=True).id
+    kept = engine.write("Remember: my blood type is O negative.", importance=0.9).id
+    working = engine.write("ok cool").id
+    first = engine.write("Remember that I drink oat milk in my coffee.", gate=False).id
+    second = engine.write("Remember that I drink oat milk with my coffee.", gate=False).id
+    engine.store.db.execute("DELETE FROM fts_words WHERE rowid = (SELECT rowid FROM memories WHERE id = ?)", (kept,))
+    clock.advance(days=45)
+    report = engine.reflect()
+    assert report["expired_working"] == 1
+    assert report["archived"] >= 1 and engine.get(faded).status == "archived"
+    assert engine.get(kept).status == "active"
+    assert report["merged"] == 1
+    statuses = {engine.get(first).status, engine.get(second).status}
+    assert statuses == {"active", "superseded"}
+    assert report["repaired"] == 1
+    assert engine.search("blood type", mode="keyword").hits[0].memory.id == kept
+    with pytest.raises(NotFound, match="no memory"):
+        engine.get(working)
+    assert engine.events()[0].kind == "reflect"

@@ -11,7 +11,7 @@ from typing import Any
 
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir
 from hindsight_desktop.core import forget as forgetting
-from hindsight_desktop.core import keyword, validate
+from hindsight_desktop.core import keyword, lifecycle, validate
 from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.embedder import Embedder, default_embedder, load_embedder
 from hindsight_desktop.core.errors import InvalidInput, PausedError
@@ -29,7 +29,7 @@ from hindsight_desktop.core.signals import WriteScorer
 from hindsight_desktop.core.store import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
 from hindsight_desktop.core.vectors import VectorIndex, register_model
-from hindsight_desktop.core.writer import WriteRequest, write
+from hindsight_desktop.core.writer import WriteRequest, index_entities, write
 
 PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
 
@@ -175,11 +175,10 @@ class MemoryEngine:
                 keyword.delete(db, rowid)
                 db.execute("DELETE FROM entity_index WHERE memory_rowid = ?", (rowid,))
                 if before.layer != "working":
-                    keyword.add(db, rowid, changes["content"],
-                                [e.value for e in entities if e.kind in ("date", "code", "number")])
+                    keyword.add(db, rowid, changes["content"], [(e.kind, e.value) for e in entities],
+                                before.occurred_at)
                     self.parts.vectors.add(db, rowid, vector)
-                    db.executemany("INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
-                                   [(e.value, e.kind, rowid) for e in entities])
+                    index_entities(db, rowid, entities, before.occurred_at)
             sets = ", ".join(f"{k} = ?" for k in changes)
             db.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE rowid = ?",
                        (*changes.values(), to_db(now), rowid))
@@ -243,11 +242,9 @@ class MemoryEngine:
             log_event(db, to_db(now), "link", source_id, client or PERSON, {"target": target_id, "type": kind})
         return Link(source_id, target_id, kind, float(weight), now)
 
-    def drop_expired_working(self) -> int:
-        """Working memory lives one session: expired items are dropped, not archived."""
-        with self.store.write() as db:
-            db.execute("DELETE FROM memories WHERE layer = 'working' AND expires_at < ?", (to_db(self.clock()),))
-            return db.changes()
+    def reflect(self, client: str | None = None) -> dict[str, Any]:
+        """Maintenance now: expired working memory, fading, duplicates, capacity, index repair."""
+        return lifecycle.reflect(self.parts, client or PERSON)
 
     # ---- numbers -------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ split the same way; the trigram table answers longer substrings.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 import apsw
 
@@ -61,8 +62,22 @@ def _match_expression(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def add(db: apsw.Connection, rowid: int, content: str, extra_terms: list[str]) -> None:
-    db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, index_body(content, extra_terms)))
+# Entity kinds whose normalised value is worth matching exactly (an ISO date, a flight code, a number).
+EXACT_VALUE_KINDS = ("date", "code", "number")
+
+
+def extra_terms(entities: list[tuple[str, str]], occurred: datetime) -> list[str]:
+    """Normalised entity values plus the memory's own event date in words ("8 May 2023"), so
+    "what did I do in May 2023?" finds it even when the text never names the date."""
+    terms = [value for kind, value in entities if kind in EXACT_VALUE_KINDS]
+    terms.append(f"{occurred.day} {occurred.strftime('%B')} {occurred.year}")
+    return terms
+
+
+def add(db: apsw.Connection, rowid: int, content: str, entities: list[tuple[str, str]],
+        occurred: datetime) -> None:
+    body = index_body(content, extra_terms(entities, occurred))
+    db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, body))
     db.execute("INSERT INTO fts_trigram (rowid, body) VALUES (?, ?)", (rowid, content))
 
 

@@ -18,6 +18,8 @@ from hindsight_desktop.core.models import Memory, SearchHit
 from hindsight_desktop.core.rows import MEMORY_COLUMNS, memory_from_row, visible_clause
 
 MODES = ("hybrid", "vector", "keyword")
+CANDIDATE_POOL = 100
+ENTITY_CAP = 100  # an entity named in more memories than this is too common to point anywhere
 EXACT_KINDS = ("person", "place", "org", "date", "number", "code", "email", "phone", "url", "time")
 
 
@@ -31,7 +33,8 @@ class RecallWeights:
     recency: float = 0.04
     access: float = 0.02
     importance: float = 0.04
-    link: float = 0.20  # share of a linked top hit's score passed on (damped spreading)
+    link: float = 0.30  # share of a linked top hit's score passed on (damped spreading)
+    spread_from: int = 5  # how many of the strongest hits pass score on to their links
     pinned_bonus: float = 0.03
     superseded_factor: float = 0.5
     # Below this cosine, with no keyword, entity or link evidence, a candidate is noise, not a hit:
@@ -69,7 +72,8 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     now = parts.clock()
     qvec = parts.embed([q.text])[0] if q.mode != "keyword" else None
     qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in EXACT_KINDS}
-    pool = max(50, q.limit * 10)
+    # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
+    pool = max(CANDIDATE_POOL, q.limit * 2)
     with parts.store.read() as db:
         vec_hits = dict(parts.vectors.nearest(db, qvec, pool)) if qvec is not None else {}
         kw_hits = dict(keyword.search(db, q.text, pool)) if q.mode != "vector" else {}
@@ -84,7 +88,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         for c in cands.values():
             c.vector = max(0.0, vec_hits.get(c.rowid, c.vector))
             c.keyword = kw_hits.get(c.rowid, 0.0) / top_kw if top_kw > 0 else 0.0
-            c.entity = ent_hits.get(c.rowid, 0) / len(qentities) if qentities else 0.0
+            c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
         if q.mode == "hybrid":
             _spread_links(parts, db, cands, q, w, qvec, now)
     if q.mode == "hybrid":
@@ -98,14 +102,31 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     return hits
 
 
-def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[int, int]:
-    counts: dict[int, int] = {}
+def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[int, float]:
+    """How much of the query's entities each memory names, each weighted by how rare it is (IDF).
+
+    A name that appears in half the memories (say, the person's own) says little about which one
+    is meant; a flight number or a date that appears twice says a lot.
+    """
+    if not qentities:
+        return {}
+    total = max(1, db.execute("SELECT coalesce(max(rowid), 1) FROM memories").fetchone()[0])
+    weights: dict[tuple[str, str], float] = {}
+    matches: dict[tuple[str, str], list[int]] = {}
     for kind, value in qentities:
-        for (rowid,) in db.execute(
-            "SELECT memory_rowid FROM entity_index WHERE value = ? AND kind = ? LIMIT 500", (value, kind)
-        ):
-            counts[rowid] = counts.get(rowid, 0) + 1
-    return counts
+        rows = [r for (r,) in db.execute(
+            "SELECT memory_rowid FROM entity_index WHERE value = ? AND kind = ? LIMIT ?", (value, kind, ENTITY_CAP + 1))]
+        df = len(rows)
+        weights[(kind, value)] = math.log((total + 1) / (df + 1)) if df <= ENTITY_CAP else 0.0
+        matches[(kind, value)] = rows if df <= ENTITY_CAP else []
+    # Scale by the rarest possible entity (named once), not by the query's own entities, so a query
+    # whose only entity is a common name does not hand every memory of that name a full score.
+    norm = math.log((total + 1) / 2) or 1.0
+    scores: dict[int, float] = {}
+    for key, rows in matches.items():
+        for rowid in rows:
+            scores[rowid] = scores.get(rowid, 0.0) + weights[key] / norm
+    return scores
 
 
 def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidate]:
@@ -164,7 +185,7 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
     """Memories linked to the strongest hits inherit a damped share of their score."""
     for c in cands.values():
         c.base = _content_score(c, w)
-    top = sorted(cands.values(), key=lambda c: -c.base)[:10]
+    top = sorted(cands.values(), key=lambda c: -c.base)[: w.spread_from]
     by_id = {c.memory.id: c for c in cands.values()}
     spread: dict[str, float] = {}
     for c in top:

@@ -26,6 +26,7 @@ from hindsight_desktop.core.timeutil import parse_when, to_db
 LINKING_KINDS = ("person", "place", "org", "code", "email", "phone", "url")
 SIMILAR_LINK = 0.80
 MAX_ENTITY_LINKS = 5
+SESSION_LINK_STRENGTHS = (1.0, 0.7, 0.4)
 
 
 @dataclass
@@ -116,7 +117,7 @@ def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: st
     rowid = db.last_insert_rowid()
     supersedes: list[str] = []
     if layer != "working":  # working memory never enters long-term recall
-        _index(parts, db, rowid, text, entities, vector)
+        _index(parts, db, rowid, text, entities, vector, occurred)
         supersedes = _supersede(db, memory_id, key, req, occurred, now)
         _auto_link(db, memory_id, rowid, entities, nearest, req, occurred, now)
     log_event(db, to_db(now), "write", memory_id, req.client,
@@ -140,13 +141,19 @@ def _reason(verdict: Any, req: WriteRequest, key: tuple[str, str, str] | None) -
 
 
 def _index(parts: Parts, db: apsw.Connection, rowid: int, text: str, entities: list[Entity],
-           vector: np.ndarray) -> None:
-    keyword.add(db, rowid, text, [e.value for e in entities if e.kind in ("date", "code", "number")])
+           vector: np.ndarray, occurred: datetime) -> None:
+    keyword.add(db, rowid, text, [(e.kind, e.value) for e in entities], occurred)
     parts.vectors.add(db, rowid, vector)
-    db.executemany(
-        "INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
-        [(e.value, e.kind, rowid) for e in entities],
-    )
+    index_entities(db, rowid, entities, occurred)
+
+
+def index_entities(db: apsw.Connection, rowid: int, entities: list[Entity], occurred: datetime) -> None:
+    """Exact-match index rows: the entities named in the text, plus the day the memory is about
+    ("what happened on 13 October?" should find it even when the text names no date)."""
+    rows = {(e.value, e.kind) for e in entities}
+    rows.add((occurred.date().isoformat(), "date"))
+    db.executemany("INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
+                   [(value, kind, rowid) for value, kind in rows])
 
 
 def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
@@ -241,12 +248,14 @@ def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[E
             key = (other, "shares_entity")
             links[key] = min(1.0, links.get(key, 0.0) + 0.5)
     if req.session_id:
-        row = db.execute(
+        # The few memories just before this one in the same session are its context; nearer ones count more.
+        rows = db.execute(
             "SELECT id FROM memories WHERE session_id = ? AND id != ? AND layer != 'working' AND occurred_at <= ? "
-            "ORDER BY occurred_at DESC, rowid DESC LIMIT 1", (req.session_id, memory_id, to_db(occurred)),
-        ).fetchone()
-        if row is not None:
-            links[(row[0], "same_session")] = 1.0
+            "ORDER BY occurred_at DESC, rowid DESC LIMIT ?",
+            (req.session_id, memory_id, to_db(occurred), len(SESSION_LINK_STRENGTHS)),
+        )
+        for (other,), strength in zip(rows, SESSION_LINK_STRENGTHS, strict=False):
+            links[(other, "same_session")] = strength
     for other, similarity, _ in nearest[:3]:
         if similarity >= SIMILAR_LINK:
             links[(other, "similar")] = round(similarity, 3)
