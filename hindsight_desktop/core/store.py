@@ -120,8 +120,23 @@ def _v1(db: apsw.Connection) -> None:
     )
 
 
+def _v2(db: apsw.Connection) -> None:
+    # Every vector added or removed, in order: each process's in-memory search cache replays what other
+    # processes changed instead of rereading the whole index. Row ids only, never text.
+    db.execute(
+        """
+        CREATE TABLE vector_changes (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            model_num INTEGER NOT NULL,
+            memory_rowid INTEGER NOT NULL,
+            op TEXT NOT NULL CHECK (op IN ('add', 'delete'))
+        );
+        """
+    )
+
+
 # Forward migrations: index i takes the schema from version i to i + 1. Append only.
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2]
 
 
 def utcnow() -> datetime:

@@ -1,4 +1,8 @@
-"""The vector index: one sqlite-vec vec0 table per embedding model, so vector spaces never mix."""
+"""The vector index: one sqlite-vec vec0 table per embedding model, so vector spaces never mix.
+
+The vec0 table is the stored truth; searches go through an in-process cache (vector_cache.py) that
+every change here is logged for, so other processes' writes are seen too.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.timeutil import to_db
+from hindsight_desktop.core.vector_cache import VectorCache
 
 
 def register_model(db: apsw.Connection, model_id: str, dim: int, now) -> int:
@@ -20,39 +25,48 @@ def register_model(db: apsw.Connection, model_id: str, dim: int, now) -> int:
 
 
 class VectorIndex:
-    """Vectors of one model, keyed by the memory's integer rowid."""
+    """Vectors of one model, keyed by the memory's integer rowid. Callers hold the store's lock."""
 
     def __init__(self, num: int, dim: int) -> None:
+        self.num = num
         self.table = f"vec_{num}"
         self.dim = dim
+        self.cache = VectorCache(self.table, num, dim)
 
     def add(self, db: apsw.Connection, rowid: int, vector: np.ndarray) -> None:
+        if vector.shape != (self.dim,):
+            raise ValueError(f"vector has shape {vector.shape}; this index holds {self.dim} dimensions")
         db.execute(f"DELETE FROM {self.table} WHERE rowid = ?", (rowid,))
         db.execute(f"INSERT INTO {self.table} (rowid, embedding) VALUES (?, ?)", (rowid, _blob(vector)))
+        self._log(db, rowid, "add")
 
     def delete(self, db: apsw.Connection, rowid: int) -> int:
         db.execute(f"DELETE FROM {self.table} WHERE rowid = ?", (rowid,))
-        return db.changes()
+        removed = db.changes()
+        if removed:
+            self._log(db, rowid, "delete")
+        return removed
+
+    def _log(self, db: apsw.Connection, rowid: int, op: str) -> None:
+        db.execute("INSERT INTO vector_changes (model_num, memory_rowid, op) VALUES (?, ?, ?)",
+                   (self.num, rowid, op))
 
     def count(self, db: apsw.Connection) -> int:
         return int(db.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0])
 
     def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k nearest rowids with their cosine similarity, best first."""
-        if k <= 0:
-            return []
-        rows = db.execute(
-            f"SELECT rowid, distance FROM {self.table} WHERE embedding MATCH ? AND k = ?", (_blob(vector), k)
-        )
-        return [(int(rowid), 1.0 - float(distance)) for rowid, distance in rows]
+        self.cache.refresh(db)
+        return self.cache.nearest(vector, k)
 
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        for rowid in rowids:
-            row = db.execute(f"SELECT embedding FROM {self.table} WHERE rowid = ?", (rowid,)).fetchone()
-            if row is not None:
-                out[rowid] = np.frombuffer(row[0], dtype=np.float32)
-        return out
+        self.cache.refresh(db)
+        found = {r: self.cache.get(r) for r in rowids}
+        return {r: v for r, v in found.items() if v is not None}
+
+    def prune_log(self, db: apsw.Connection, keep: int = 100_000) -> None:
+        """Trim the change log; a process that fell further behind simply reloads its cache."""
+        db.execute("DELETE FROM vector_changes WHERE seq <= (SELECT max(seq) FROM vector_changes) - ?", (keep,))
 
 
 def _blob(vector: np.ndarray) -> bytes:

@@ -1,0 +1,135 @@
+"""Write and recall latency at 1k, 10k and 100k memories through the real engine, plus peak RSS.
+
+    python bench/speed.py [--sizes 1000,10000,100000] [--samples 200] [--json]
+
+Memories are generated sentences (names, places, numbers, dates) so keyword and vector indexes see
+realistic variety. The store is filled through the engine's own write path (history-import mode,
+so every item is kept); latencies are then measured on fresh writes and searches at each size.
+Medians and 95th percentiles, since this machine is noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hindsight_desktop.core.default_model import ensure_default_model
+from hindsight_desktop.core.embedder import load_embedder
+from hindsight_desktop.core.engine import MemoryEngine
+
+NAMES = ["Alice", "Bruno", "Chen Wei", "Dara", "Emeka", "Fatima", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena",
+         "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Yusuf"]
+PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Hangzhou", "Berlin", "Lima", "Oslo", "Austin", "Seoul"]
+TEMPLATES = [
+    "{name} recommended a ramen place in {place} called {code}.",
+    "My flight {code} to {place} leaves on {day} {month} at {hour}:{minute:02d}.",
+    "{name}'s birthday is on {day} {month}; they like {thing}.",
+    "I prefer {thing} over coffee in the morning, especially in {place}.",
+    "Remember that the storage unit code is {number} and the key is with {name}.",
+    "We agreed with {name} to ship order {code} before {day} {month}.",
+    "The dentist in {place} charges {number} for a cleaning; {name} goes there too.",
+    "To reset the router, hold the button for {minute} seconds, then call {name} if it fails.",
+    "{name} moved to {place} for a job at a {thing} startup.",
+    "Book club picked a novel about {thing}; {name} hosts on {day} {month}.",
+]
+THINGS = ["green tea", "jazz", "bouldering", "sourdough", "chess", "rainy days", "vintage cameras", "kayaking"]
+MONTHS = ["January", "March", "May", "July", "September", "November"]
+QUERIES = ["when does my flight leave?", "who recommended ramen?", "storage unit code", "{name} birthday",
+           "dentist price in {place}", "how do I reset the router", "order {code}", "what does {name} like?"]
+
+
+def sentence(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(
+        name=rng.choice(NAMES), place=rng.choice(PLACES), thing=rng.choice(THINGS), month=rng.choice(MONTHS),
+        day=rng.randint(1, 28), hour=rng.randint(5, 22), minute=rng.randint(0, 59),
+        number=rng.randint(100, 99999), code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}",
+    )
+
+
+def query(rng: random.Random) -> str:
+    return rng.choice(QUERIES).format(name=rng.choice(NAMES), place=rng.choice(PLACES),
+                                      code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}")
+
+
+def fill(engine: MemoryEngine, rng: random.Random, count: int) -> None:
+    """Add `count` memories, embedding in batches first (the write path then finds them cached)."""
+    batch = 128
+    for start in range(0, count, batch):
+        texts = [sentence(rng) + f" (note {rng.randint(0, 10**9)})" for _ in range(min(batch, count - start))]
+        engine.parts.embed(texts)
+        for text in texts:
+            engine.write(text, client="bench", gate=False)
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+def measure(engine: MemoryEngine, rng: random.Random, samples: int) -> dict[str, float]:
+    writes, searches = [], []
+    for _ in range(samples):
+        text = sentence(rng) + f" (fresh {rng.randint(0, 10**9)})"
+        started = time.perf_counter()
+        engine.write(text, client="bench")
+        writes.append((time.perf_counter() - started) * 1000)
+    for _ in range(samples):
+        started = time.perf_counter()
+        engine.search(query(rng), limit=10, client="bench")
+        searches.append((time.perf_counter() - started) * 1000)
+    return {
+        "write_p50_ms": round(statistics.median(writes), 2), "write_p95_ms": round(percentile(writes, 95), 2),
+        "recall_p50_ms": round(statistics.median(searches), 2), "recall_p95_ms": round(percentile(searches, 95), 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    rng = random.Random(7)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="hindsight-speed-") as tmp:
+        # Convert the model in a child process: a one-time first-run cost that would otherwise
+        # dominate this process's peak RSS.
+        models = Path(tmp) / "models"
+        subprocess.run([sys.executable, "-c", "import sys, pathlib; from hindsight_desktop.core.default_model "
+                        "import ensure_default_model; ensure_default_model(pathlib.Path(sys.argv[1]))",
+                        str(models)], check=True)
+        embedder = load_embedder(ensure_default_model(models))
+        with MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
+            have = 0
+            for size in sizes:
+                started = time.perf_counter()
+                fill(engine, rng, size - have)
+                have = size
+                row = {"memories": size, "fill_seconds": round(time.perf_counter() - started, 1)}
+                row.update(measure(engine, rng, args.samples))
+                have += args.samples  # the measured writes stay in the store
+                results.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+    if args.json:
+        print(json.dumps({"results": results}))
+        return 0
+    print("| memories | write p50 | write p95 | recall p50 | recall p95 | peak RSS |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['memories']:,} | {r['write_p50_ms']} ms | {r['write_p95_ms']} ms | {r['recall_p50_ms']} ms "
+              f"| {r['recall_p95_ms']} ms | {r['peak_rss_mb']} MB |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""The vector index: the in-process cache agrees with exact search and sees other processes' changes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.store import Store, utcnow
+from hindsight_desktop.core.vector_cache import EXACT_BELOW
+from hindsight_desktop.core.vectors import VectorIndex, register_model
+
+
+def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
+    """Vectors around a few hundred centres, like sentence embeddings of related texts."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(300, dim))
+    data = centres[rng.integers(0, 300, n)] + 0.6 * rng.normal(size=(n, dim))
+    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_coarse_pass_finds_the_true_neighbours(tmp_path):
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 384, EXACT_BELOW * 2
+    data = _clustered(n, dim)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+    rng = np.random.default_rng(5)
+    queries = data[rng.integers(0, n, 30)] + 0.05 * rng.normal(size=(30, dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    overlap = []
+    with store.read() as db:
+        for q in queries:
+            exact = set((np.argsort(-(data @ q))[:10] + 1).tolist())
+            found = {rowid for rowid, _ in index.nearest(db, q, 10)}
+            overlap.append(len(exact & found) / 10)
+            best_rowid, best_sim = index.nearest(db, q, 1)[0]
+            assert abs(best_sim - float(data[best_rowid - 1] @ q)) < 1e-2  # exact rescoring, float16 error only
+    assert np.mean(overlap) >= 0.95
+    store.close()
+
+
+def test_second_engine_sees_writes_edits_and_purges(tmp_path, embedder):
+    first = MemoryEngine(tmp_path / "d", embedder=embedder)
+    second = MemoryEngine(tmp_path / "d", embedder=embedder)  # its own connection and cache, like another process
+    assert second.search("anything at all", mode="vector").hits == []
+    mid = first.write("Remember: the canoe is stored in Aunt Mei's garage.").id
+    assert second.search("where is the canoe?").hits[0].memory.id == mid
+    first.edit(mid, content="Remember: the canoe now lives at the rowing club.")
+    hit = second.search("rowing club canoe").hits[0]
+    assert hit.memory.id == mid and hit.scores["vector"] > 0.5
+    first.forget(ids=[mid], purge=True)
+    assert second.search("canoe", mode="vector", deep=True).hits == []
+    first.close()
+    second.close()
