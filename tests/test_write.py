@@ -108,9 +108,15 @@ def test_bad_input_names_the_problem_and_writes_nothing(engine, kwargs, message)
     assert engine.write("Remember: the process keeps running after bad input.").stored
 
 
-def test_paused_memory_refuses_writes_but_reads(engine):
+def test_paused_memory_refuses_writes_but_reads(engine, tmp_path, embedder):
+    from hindsight_desktop.core.engine import MemoryEngine
+
     engine.write("Remember: my bike lock code is written in my notebook.")
-    engine.settings.paused = True
+    other = MemoryEngine(engine.data_dir, embedder=embedder)  # another process on the same file
+    other.set_paused(True)
     with pytest.raises(PausedError, match="paused"):
         engine.write("Remember: something new")
     assert engine.search("bike lock").hits
+    other.set_paused(False)
+    assert engine.write("Remember: something new").stored
+    other.close()

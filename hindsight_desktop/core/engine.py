@@ -68,13 +68,24 @@ class MemoryEngine:
               scope: str = "shared", layer: str | None = None, explicit: bool = False,
               gate: bool = True) -> WriteResult:
         """Score and store one memory (or keep it in working memory when it is not worth keeping)."""
-        if self.settings.paused:
+        if self.settings.paused or self.is_paused():
             raise PausedError("memory is paused: nothing new is being remembered right now")
         request = WriteRequest(content=content, client=client, type=type, importance=importance,
                                metadata=metadata, session_id=session_id, scope=scope, layer=layer,
                                explicit=explicit, gate=gate,
                                occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"))
         return write(self.parts, request)
+
+    def set_paused(self, paused: bool, *, client: str = PERSON) -> None:
+        """Pause or resume remembering, for every process that shares this memory file."""
+        with self.store.write() as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('paused', ?)", ("1" if paused else "0",))
+            log_event(db, to_db(self.clock()), "pause" if paused else "resume", None, client, {})
+
+    def is_paused(self) -> bool:
+        with self.store.read() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'paused'").fetchone()
+        return row is not None and row[0] == "1"
 
     # ---- recall --------------------------------------------------------------------------------
     def search(self, query: str, *, limit: int = 5, layer: str | list[str] | None = None,
