@@ -12,6 +12,7 @@ from typing import Any
 from hindsight_desktop import __version__
 from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir
 from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.mcp import commands as mcp_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("relation", nargs="?", default="related")
 
     sub.add_parser("stats", help="counts, hit rate, model")
+    mcp_commands.add_parsers(sub)  # serve, mcp, clients
     return parser
 
 
@@ -80,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command in mcp_commands.COMMANDS:  # they manage their own engine (or need none)
+        return mcp_commands.run(args)
     from hindsight_desktop.core.engine import MemoryEngine
 
     with MemoryEngine(default_data_dir()) as engine:

@@ -1,7 +1,6 @@
 """The MCP clients allowed to connect over HTTP: a name and a token hash each, never the token.
 
-The table is created on first use (`CREATE TABLE IF NOT EXISTS`) rather than by a numbered migration,
-so it can ship before the store's migration list takes it over; the shape is meant to stay.
+The table comes from the store's schema migrations (version 3).
 
 >>> table = ClientTable(store)                                      # doctest: +SKIP
 >>> table.add("cursor", "9f86d0…", now)                              # doctest: +SKIP
@@ -19,14 +18,6 @@ from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.store import Store
 from hindsight_desktop.core.timeutil import from_db, to_db
 
-_TABLE = """
-CREATE TABLE IF NOT EXISTS mcp_clients (
-    name TEXT PRIMARY KEY,
-    token_hash TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT
-)
-"""
 # Names end up in config keys, keyring entries and the memories' client column: keep them plain.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -57,8 +48,6 @@ class ClientTable:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        with store.write() as db:
-            db.execute(_TABLE)
 
     def add(self, name: str, token_hash: str, now: datetime, *, replace: bool = False) -> ClientRecord:
         """Register a client (or, with `replace`, give an existing one a new token hash)."""

@@ -135,8 +135,22 @@ def _v2(db: apsw.Connection) -> None:
     )
 
 
+def _v3(db: apsw.Connection) -> None:
+    # MCP clients allowed over HTTP: a name and a token hash each, never the token itself.
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS mcp_clients (
+            name TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        """
+    )
+
+
 # Forward migrations: index i takes the schema from version i to i + 1. Append only.
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3]
 
 
 def utcnow() -> datetime:

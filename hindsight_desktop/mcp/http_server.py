@@ -1,0 +1,107 @@
+"""Streamable HTTP on 127.0.0.1 only: build the guarded app and run it under uvicorn.
+
+`serve_http` blocks (the `serve` command); `HttpServer` runs the same thing on a thread for the tray
+app, the tests and the load benchmark.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import sys
+import threading
+import time
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp
+
+from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.mcp.asgi import GuardedApp
+from hindsight_desktop.mcp.auth import ClientRegistry
+from hindsight_desktop.mcp.identity import NO_AUTH_CLIENT, Identity
+from hindsight_desktop.mcp.server import build_server
+
+LOOPBACK = "127.0.0.1"
+MCP_PATH = "/mcp"
+_LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def transport_security() -> TransportSecuritySettings:
+    """Only loopback names in Host and Origin (any port): a DNS-rebinding page gets 421/403."""
+    hosts = [h for name in _LOCAL_NAMES for h in (name, f"{name}:*")]
+    origins = [o for name in _LOCAL_NAMES for o in (f"http://{name}", f"http://{name}:*")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)
+
+
+def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None) -> ASGIApp:
+    """The MCP app behind the guard. `registry=None` means no tokens (serve --no-auth)."""
+    identity = Identity(anonymous=NO_AUTH_CLIENT if registry is None else None)
+    server = build_server(engine, identity)
+    security = transport_security()
+    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=LOOPBACK)
+    return GuardedApp(inner, verify=registry.verify if registry is not None else None, security=security,
+                      path=MCP_PATH)
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """Bind 127.0.0.1:port ourselves, so a busy port gets a clear message (uvicorn would just exit)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((LOOPBACK, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise HindsightError(f"port {port} is already in use (is another Hindsight Desktop server "
+                                 f"running?); pick another with --port") from exc
+        raise HindsightError(f"cannot listen on {LOOPBACK}:{port}: {exc}") from exc
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _uvicorn(app: ASGIApp) -> uvicorn.Server:
+    # Open GET streams would hold shutdown forever; two seconds is plenty for answers in flight.
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+                            access_log=False)
+    return uvicorn.Server(config)
+
+
+def serve_http(engine: MemoryEngine, sock: socket.socket, registry: ClientRegistry | None) -> None:
+    """Serve on a socket from `bind_loopback` until interrupted (Ctrl-C or SIGTERM)."""
+    app = build_http_app(engine, registry)
+    port = sock.getsockname()[1]
+    print(f"Hindsight Desktop MCP server: http://{LOOPBACK}:{port}{MCP_PATH}", file=sys.stderr, flush=True)
+    _uvicorn(app).run(sockets=[sock])
+
+
+class HttpServer:
+    """The HTTP server on a background thread: `start()`, then `stop()`."""
+
+    def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None) -> None:
+        self.port = port
+        self._sock = bind_loopback(port)
+        self._server = _uvicorn(build_http_app(engine, registry))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="hindsight-mcp-http", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}{MCP_PATH}"
+
+    def start(self, timeout: float = 10.0) -> HttpServer:
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise HindsightError("the MCP HTTP server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._sock.close()

@@ -1,0 +1,46 @@
+"""The stdio transport: what Claude Desktop and other command-launching clients start.
+
+stdout carries the protocol and nothing else. The SDK moves fd 1 aside while it serves; before that,
+while the engine and its model load, anything printed to fd 1 (by Python or by C code) is sent to
+stderr instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.mcp.identity import Identity
+from hindsight_desktop.mcp.server import build_server
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Point fd 1 at stderr for the duration (C libraries write to the fd, not to sys.stdout)."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout at all
+        yield
+        return
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def serve_stdio(data_dir: Path, client: str) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin. Every call acts as `client`."""
+    with stdout_to_stderr():
+        engine = MemoryEngine(data_dir)
+    try:
+        build_server(engine, Identity(local=client)).run("stdio")
+    finally:
+        engine.close()
