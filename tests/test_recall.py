@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from hindsight_desktop.core.errors import InvalidInput
@@ -112,3 +114,20 @@ def test_links_spread_to_neighbours(engine):
 def test_bad_search_input(engine, kwargs, message):
     with pytest.raises(InvalidInput, match=message):
         engine.search(**kwargs)
+
+
+def test_list_and_count_with_filters(engine, clock):
+    from hindsight_desktop.core.models import MemoryFilter
+
+    a = engine.write("Remember: the plumber is Kwame, call him for leaks.", client="cursor", type="fact").id
+    clock.advance(days=1)
+    b = engine.write("Remember: always answer me in Spanish.", client="vscode", scope="private").id
+    engine.edit(a, pinned=True)
+    assert [m.id for m in engine.list()] == [b, a]  # newest first
+    assert engine.count(MemoryFilter(written_by=("cursor",))) == 1
+    assert [m.id for m in engine.list(MemoryFilter(pinned=True))] == [a]
+    assert engine.count(MemoryFilter(viewer="cursor")) == 1  # vscode's private memory is hidden
+    assert engine.list(MemoryFilter(since=clock.now - timedelta(hours=1)))[0].id == b
+    assert engine.list(limit=1, offset=1)[0].id == a
+    with pytest.raises(InvalidInput, match="status must be among"):
+        engine.list(MemoryFilter(statuses=("deleted",)))

@@ -16,7 +16,15 @@ from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.embedder import Embedder, default_embedder, load_embedder
 from hindsight_desktop.core.errors import InvalidInput, PausedError
 from hindsight_desktop.core.extract import extract_entities, redact_secrets
-from hindsight_desktop.core.models import Event, ForgetReceipt, Link, Memory, SearchResult, WriteResult
+from hindsight_desktop.core.models import (
+    Event,
+    ForgetReceipt,
+    Link,
+    Memory,
+    MemoryFilter,
+    SearchResult,
+    WriteResult,
+)
 from hindsight_desktop.core.recall import MODES, Query, RecallWeights, recall, time_window
 from hindsight_desktop.core.rows import (
     MEMORY_COLUMNS,
@@ -124,21 +132,21 @@ class MemoryEngine:
         with self.store.read() as db:
             return load_memory(db, memory_id, client)[1]
 
-    def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None,
-             client: str | None = None) -> list[Memory]:
-        """Newest first, for timelines and exports."""
-        clauses, args = ["1"], []
-        if status is not None:
-            clauses.append("status = ?")
-            args.append(validate.status(status))
-        if client is not None:
-            clauses.append("(scope = 'shared' OR client = ?)")
-            args.append(client)
+    def list(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0) -> list[Memory]:
+        """Newest first (by event time), for timelines and exports; `filters` narrows it."""
+        limit = validate.positive_int(limit, "limit", high=100_000)
+        offset = validate.positive_int(offset, "offset", low=0, high=10**9)
+        where, args = (filters or MemoryFilter()).sql()
         with self.store.read() as db:
             rows = db.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
-                "ORDER BY occurred_at DESC, rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
+                "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset))
             return [memory_from_row(r) for r in rows]
+
+    def count(self, filters: MemoryFilter | None = None) -> int:
+        where, args = (filters or MemoryFilter()).sql()
+        with self.store.read() as db:
+            return int(db.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0])
 
     def links(self, memory_id: str) -> list[Link]:
         with self.store.read() as db:

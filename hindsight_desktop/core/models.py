@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.timeutil import to_db
+
 LAYERS = ("working", "episodic", "semantic", "procedural")
 STATUSES = ("active", "archived", "superseded")
 SCOPES = ("private", "shared")
@@ -155,3 +158,43 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
+
+
+@dataclass
+class MemoryFilter:
+    """What a timeline or an export shows. Empty fields mean "any"."""
+
+    layers: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    written_by: tuple[str, ...] = ()  # client names
+    statuses: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    pinned: bool | None = None
+    viewer: str | None = None  # a client: other clients' private memories stay hidden
+
+    def sql(self) -> tuple[str, list[Any]]:
+        """A WHERE clause over the memories table aliased `m`, with its arguments."""
+        clauses: list[str] = ["1"]
+        args: list[Any] = []
+        for column, values, allowed in (("layer", self.layers, LAYERS), ("type", self.types, None),
+                                        ("client", self.written_by, None), ("status", self.statuses, STATUSES)):
+            if not values:
+                continue
+            if allowed is not None and any(v not in allowed for v in values):
+                raise InvalidInput(f"{column} must be among {', '.join(allowed)}")
+            clauses.append(f"m.{column} IN ({','.join('?' * len(values))})")
+            args.extend(values)
+        if self.since is not None:
+            clauses.append("m.occurred_at >= ?")
+            args.append(to_db(self.since))
+        if self.until is not None:
+            clauses.append("m.occurred_at <= ?")
+            args.append(to_db(self.until))
+        if self.pinned is not None:
+            clauses.append("m.pinned = ?")
+            args.append(int(self.pinned))
+        if self.viewer is not None:
+            clauses.append("(m.scope = 'shared' OR m.client = ?)")
+            args.append(self.viewer)
+        return " AND ".join(clauses), args
