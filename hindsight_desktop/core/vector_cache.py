@@ -14,6 +14,7 @@ import numpy as np
 EXACT_BELOW = 4096  # under this many vectors, score them all exactly
 RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
+LOAD_CHUNK = 4096  # vectors decoded at a time when the cache is first filled
 
 
 class VectorCache:
@@ -53,28 +54,43 @@ class VectorCache:
         return oldest is not None and oldest > self.seq + 1
 
     def _load_all(self, db: apsw.Connection, latest: int) -> None:
-        rows = db.execute(f"SELECT rowid, embedding FROM {self.table}").fetchall()
-        n = len(rows)
-        self._rowids = np.fromiter((r for r, _ in rows), dtype=np.int64, count=n)
-        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(n, self.dim)
-        self._half = matrix.astype(np.float16)
-        self._bits = _sign_bits(matrix, self.words)
-        self._where = {int(r): i for i, r in enumerate(self._rowids)}
-        self._size = n
+        """Read every vector in chunks, so a 100k index never sits in memory twice as float32."""
+        total = int(db.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0])
+        self._allocate(total + 1024)
+        self._where, self._size = {}, 0
+        chunk: list[tuple[int, bytes]] = []
+        for row in db.execute(f"SELECT rowid, embedding FROM {self.table}"):
+            chunk.append(row)
+            if len(chunk) == LOAD_CHUNK:
+                self._extend(chunk)
+                chunk = []
+        self._extend(chunk)
         self.seq = latest
 
+    def _allocate(self, capacity: int) -> None:
+        """Resize the arrays to `capacity` rows, keeping what is there."""
+        keep = self._size
+        rowids = np.zeros(capacity, dtype=np.int64)
+        bits = np.zeros((capacity, self.words), dtype=np.uint64)
+        half = np.zeros((capacity, self.dim), dtype=np.float16)
+        rowids[:keep], bits[:keep], half[:keep] = self._rowids[:keep], self._bits[:keep], self._half[:keep]
+        self._rowids, self._bits, self._half = rowids, bits, half
+
+    def _extend(self, rows: list[tuple[int, bytes]]) -> None:
+        if not rows:
+            return
+        start, count = self._size, len(rows)
+        if start + count > len(self._rowids):
+            self._allocate(start + count + max(1024, (start + count) // 4))
+        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(count, self.dim)
+        self._rowids[start:start + count] = [r for r, _ in rows]
+        self._bits[start:start + count] = _sign_bits(matrix, self.words)
+        self._half[start:start + count] = matrix.astype(np.float16)
+        self._where.update((int(r), start + i) for i, (r, _) in enumerate(rows))
+        self._size += count
+
     def _append(self, rowid: int, vector: np.ndarray) -> None:
-        if self._size == len(self._rowids):
-            grow = max(1024, self._size)
-            self._rowids = np.concatenate([self._rowids, np.zeros(grow, dtype=np.int64)])
-            self._bits = np.concatenate([self._bits, np.zeros((grow, self.words), dtype=np.uint64)])
-            self._half = np.concatenate([self._half, np.zeros((grow, self.dim), dtype=np.float16)])
-        i = self._size
-        self._rowids[i] = rowid
-        self._bits[i] = _sign_bits(vector[None, :], self.words)[0]
-        self._half[i] = vector.astype(np.float16)
-        self._where[rowid] = i
-        self._size += 1
+        self._extend([(rowid, np.ascontiguousarray(vector, dtype=np.float32).tobytes())])
 
     def _remove(self, rowid: int) -> None:
         """Swap the last row into the hole so the arrays stay dense."""
