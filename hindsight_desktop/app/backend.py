@@ -1,0 +1,191 @@
+"""The memory behind the app: the engine (opened on a worker thread after the tray shows), the MCP HTTP
+server in this process, and the client registry. Widgets reach the engine only through `call()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from hindsight_desktop.app.state import AppPaths
+from hindsight_desktop.app.workers import Task, Workers
+from hindsight_desktop.config import Settings
+
+if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
+    from hindsight_desktop.mcp.auth import ClientRegistry
+    from hindsight_desktop.mcp.http_server import HttpServer
+
+# Settings the engine reads each time it uses them, so changing them needs no restart.
+LIVE_ENGINE_FIELDS = ("recall_half_life_days", "duplicate_similarity", "working_ttl_hours",
+                      "archive_after_days", "archive_importance_floor", "capacity_per_client")
+# Settings the engine reads once when it opens (the write gate and the model): they apply at next start.
+RESTART_FIELDS = ("write_threshold", "signal_weights", "embedding_model")
+
+
+@dataclass
+class _Opened:
+    engine: MemoryEngine
+    registry: ClientRegistry
+    paused: bool
+    server: HttpServer | None
+    server_error: str | None
+
+
+class Backend(QObject):
+    """Owns the engine and the server. States: starting, running, paused, maintenance, error."""
+
+    ready = Signal()
+    state_changed = Signal(str)
+    paused_changed = Signal(bool)
+    memories_changed = Signal()  # something the app did changed memories: views refresh
+    server_changed = Signal()
+
+    def __init__(self, paths: AppPaths, settings: Settings, workers: Workers, *, embedder: Any = None,
+                 serve: bool = True, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.paths = paths
+        self.settings = settings
+        self.workers = workers
+        self.embedder = embedder  # tests pass the shared model; None loads the configured one
+        self.serve = serve
+        self.engine: MemoryEngine | None = None
+        self.registry: ClientRegistry | None = None
+        self.server: HttpServer | None = None
+        self.server_error: str | None = None
+        self.error: str | None = None
+        self.paused = False
+        self.maintenance = False
+        self._state = "starting"
+
+    # ---- opening -------------------------------------------------------------------------------
+    def start(self) -> Task:
+        self._set_state()
+        return self.workers.submit(self._open, name="open memory", on_done=self._opened,
+                                   on_error=self._open_failed)
+
+    def _open(self) -> _Opened:
+        from hindsight_desktop.core.engine import MemoryEngine
+        from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
+
+        engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
+        # The registry shares the engine's connection: one file, one writer lock.
+        registry = ClientRegistry(engine.store, TokenVault(engine.data_dir))
+        server, problem = self._start_server(engine, registry, self.settings.http_port)
+        return _Opened(engine, registry, engine.is_paused(), server, problem)
+
+    def _start_server(self, engine: MemoryEngine, registry: ClientRegistry,
+                      port: int) -> tuple[HttpServer | None, str | None]:
+        if not self.serve:
+            return None, None
+        from hindsight_desktop.core.errors import HindsightError
+        from hindsight_desktop.mcp.http_server import HttpServer
+
+        try:
+            return HttpServer(engine, port, registry).start(), None
+        except HindsightError as exc:  # a busy port must not stop the timeline from working
+            return None, str(exc)
+
+    def _opened(self, opened: _Opened) -> None:
+        self.engine, self.registry, self.paused = opened.engine, opened.registry, opened.paused
+        self.server, self.server_error = opened.server, opened.server_error
+        self._set_state()
+        self.ready.emit()
+        self.server_changed.emit()
+        self.paused_changed.emit(self.paused)
+
+    def _open_failed(self, exc: BaseException) -> None:
+        self.error = f"Memory could not be opened: {exc}"
+        self._set_state()
+
+    # ---- state ---------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def is_ready(self) -> bool:
+        return self.engine is not None
+
+    def _set_state(self) -> None:
+        if self.error or (self.engine is not None and self.server_error):
+            state = "error"
+        elif self.engine is None:
+            state = "starting"
+        elif self.maintenance:
+            state = "maintenance"
+        elif self.paused:
+            state = "paused"
+        else:
+            state = "running"
+        if state != self._state:
+            self._state = state
+            self.state_changed.emit(state)
+
+    def set_maintenance(self, running: bool) -> None:
+        self.maintenance = running
+        self._set_state()
+
+    def note_paused(self, paused: bool) -> None:
+        """Pause as found in the memory file (the CLI or another process may have changed it)."""
+        if paused != self.paused:
+            self.paused = paused
+            self._set_state()
+            self.paused_changed.emit(paused)
+
+    # ---- work ----------------------------------------------------------------------------------
+    def call(self, fn: Callable[..., Any], *args: Any, name: str = "", progress: bool = False,
+             on_done: Callable[[Any], None] | None = None,
+             on_error: Callable[[BaseException], None] | None = None, **kwargs: Any) -> Task:
+        """Run `fn(engine, *args, **kwargs)` on a worker; the callbacks run on the main thread."""
+        if self.engine is None:
+            raise RuntimeError("memory is still opening")
+        return self.workers.submit(fn, self.engine, *args, name=name, progress=progress, on_done=on_done,
+                                   on_error=on_error, **kwargs)
+
+    def set_paused(self, paused: bool, on_error: Callable[[BaseException], None] | None = None) -> Task:
+        return self.call(lambda engine: engine.set_paused(paused), name="pause",
+                         on_done=lambda _: self.note_paused(paused), on_error=on_error)
+
+    def apply_settings(self, settings: Settings) -> list[str]:
+        """Use new settings now where the engine allows it; returns the fields that wait for a restart."""
+        old, self.settings = self.settings, settings
+        if self.engine is not None:
+            for name in LIVE_ENGINE_FIELDS:
+                setattr(self.engine.settings, name, getattr(settings, name))
+        waiting = [f.name for f in fields(Settings)
+                   if f.name in RESTART_FIELDS and getattr(old, f.name) != getattr(settings, f.name)]
+        if settings.http_port != old.http_port and self.engine is not None and self.serve:
+            self.restart_server()
+        return waiting
+
+    def restart_server(self) -> Task:
+        """Stop the HTTP server and start it again on the port in the settings (on a worker)."""
+        engine, registry, port = self.engine, self.registry, self.settings.http_port
+
+        def swap() -> tuple[HttpServer | None, str | None]:
+            if self.server is not None:
+                self.server.stop()
+            assert engine is not None and registry is not None
+            return self._start_server(engine, registry, port)
+
+        return self.workers.submit(swap, name="restart server", on_done=self._server_swapped)
+
+    def _server_swapped(self, result: tuple[HttpServer | None, str | None]) -> None:
+        self.server, self.server_error = result
+        self._set_state()
+        self.server_changed.emit()
+
+    # ---- closing -------------------------------------------------------------------------------
+    def shutdown(self, wait_ms: int = 10_000) -> None:
+        """Stop the server and close the memory file (at quit: may block briefly for running jobs)."""
+        self.workers.wait(wait_ms)
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None

@@ -1,0 +1,158 @@
+"""Settings → Clients: the assistants allowed to connect, their tokens, and their set-up snippets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from hindsight_desktop.app import fmt
+from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.client_setup import Setup, client_kinds, install_client, setup_snippet
+from hindsight_desktop.app.workers import Task
+
+
+def _menu_button(text: str, parent: QWidget) -> tuple[QToolButton, QMenu]:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    menu = QMenu(button)
+    button.setMenu(menu)
+    return button, menu
+
+
+class ClientsTab(QWidget):
+    token_created = Signal(str, str)  # name, token (shown once)
+    message = Signal(str)
+
+    def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Client", "Status", "Added"])
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(1, 190)
+        header.resizeSection(2, 170)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        add, rotate, revoke = QPushButton("Add…"), QPushButton("New token"), QPushButton("Revoke")
+        add.clicked.connect(self._ask_name)
+        rotate.clicked.connect(lambda: self._on_selected(lambda n: self.add_client(n, rotate=True)))
+        revoke.clicked.connect(lambda: self._on_selected(self.revoke_client))
+        copy, copy_menu = _menu_button("Copy set-up", self)
+        install, install_menu = _menu_button("Install into", self)
+        for key, label in client_kinds():
+            copy_menu.addAction(label).triggered.connect(lambda _c=False, k=key: self.copy_setup(k))
+            install_menu.addAction(label).triggered.connect(lambda _c=False, k=key: self.install(k))
+        buttons = QHBoxLayout()
+        for widget in (add, rotate, revoke):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        buttons.addWidget(copy)
+        buttons.addWidget(install)
+        self.note = QLabel("Each assistant gets its own token, kept in the OS keyring. Copy set-up puts the "
+                           "exact snippet on the clipboard; Install merges it into the client's config file "
+                           "(keeping a backup).")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        layout.addWidget(self.note)
+        self.token_created.connect(self._show_token)
+        self.message.connect(self.note.setText)
+        self.refresh()
+
+    def _registry_call(self, fn: Any, *args: Any, done: Any, name: str) -> Task | None:
+        if not self.backend.is_ready or self.backend.registry is None:
+            self.message.emit("Memory is still opening; try again in a moment.")
+            return None
+        registry = self.backend.registry
+        return self.backend.workers.submit(lambda: fn(registry, *args), name=name, on_done=done,
+                                           on_error=lambda exc: self.message.emit(f"Could not {name}: {exc}"))
+
+    def refresh(self) -> Task | None:
+        return self._registry_call(lambda r: r.list(), done=self._fill, name="list clients")
+
+    def _fill(self, records: list[Any]) -> None:
+        self.table.setRowCount(len(records))
+        for row, rec in enumerate(records):
+            status = "active" if rec.active else f"revoked {fmt.when(rec.revoked_at)}"
+            for column, text in enumerate((rec.name, status, fmt.when(rec.created_at))):
+                self.table.setItem(row, column, QTableWidgetItem(text))
+
+    def names(self) -> list[str]:
+        return [self.table.item(r, 0).text() for r in range(self.table.rowCount())]
+
+    def _on_selected(self, action: Any) -> None:
+        row = self.table.currentRow()
+        if row >= 0:
+            action(self.table.item(row, 0).text())
+
+    def _ask_name(self) -> None:
+        name, ok = QInputDialog.getText(self, "Add client", "Name (for example: cursor, claude-code):")
+        if ok and name.strip():
+            self.add_client(name.strip())
+
+    def add_client(self, name: str, rotate: bool = False) -> Task | None:
+        def added(result: tuple[str, Any]) -> None:
+            token, saved = result
+            self.token_created.emit(name, token)
+            if saved.warning:
+                self.message.emit(saved.warning)
+            self.refresh()
+
+        return self._registry_call(lambda r: r.add(name, rotate=rotate), done=added, name="add the client")
+
+    def revoke_client(self, name: str) -> Task | None:
+        return self._registry_call(lambda r: r.revoke(name), name="revoke the client",
+                                   done=lambda _rec: (self.message.emit(f"Revoked {name}: its token stopped working."),
+                                                      self.refresh()))
+
+    def _show_token(self, name: str, token: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, "Client token",
+                          f"{name} can now connect with this token. It is also copied to the clipboard.\n\n{token}",
+                          QMessageBox.StandardButton.Ok, self)
+        QGuiApplication.clipboard().setText(token)
+        box.open()  # not exec(): the dialog never blocks other work
+
+    def copy_setup(self, kind_key: str) -> Task | None:
+        port = self.backend.settings.http_port
+
+        def copied(setup: Setup) -> None:
+            QGuiApplication.clipboard().setText(setup.payload)
+            self.message.emit(f"Copied. {setup.note}" + (f"\n{setup.warning}" if setup.warning else ""))
+            self.refresh()
+
+        return self._registry_call(lambda r: setup_snippet(r, self.backend.paths.data_dir, port, kind_key),
+                                   done=copied, name="make the snippet")
+
+    def install(self, kind_key: str) -> Task | None:
+        port = self.backend.settings.http_port
+
+        def installed(paths: list[Any]) -> None:
+            where = ", ".join(str(p) for p in paths) or "the client"
+            self.message.emit(f"Installed into {where}. Restart the client to connect.")
+            self.refresh()
+
+        return self._registry_call(lambda r: install_client(r, self.backend.paths.data_dir, port, kind_key),
+                                   done=installed, name="install")

@@ -1,0 +1,140 @@
+"""The detail pane: one memory in full, with its links (click to go there) and its history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from hindsight_desktop.app import fmt
+from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.core.models import Event, Link, Memory
+
+MAX_LINKS = 20
+EVENT_WORDS = {"write": "remembered", "reinforce": "repeated", "supersede": "replaced an older memory",
+               "edit": "edited", "link": "linked", "forget": "forgotten", "restore": "restored",
+               "purge": "purged", "merge": "merged a duplicate", "pin": "pinned"}
+
+
+@dataclass
+class Extras:
+    """What the pane loads on a worker after showing the memory itself."""
+
+    links: list[Link] = field(default_factory=list)
+    previews: dict[str, str] = field(default_factory=dict)  # linked id -> its first words
+    events: list[Event] = field(default_factory=list)
+
+
+def load_extras(engine: Any, memory_id: str) -> Extras:
+    from hindsight_desktop.core.errors import NotFound
+
+    links = engine.links(memory_id)[:MAX_LINKS]
+    previews = {}
+    for link in links:
+        other = link.target_id if link.source_id == memory_id else link.source_id
+        try:
+            previews[other] = fmt.one_line(engine.get(other).content, 90)
+        except NotFound:  # purged meanwhile
+            previews[other] = "(gone)"
+    return Extras(links, previews, engine.events(memory_id, limit=50))
+
+
+def _event_line(e: Event) -> str:
+    what = EVENT_WORDS.get(e.kind, e.kind)
+    detail = e.detail or {}
+    if e.kind == "edit":
+        changed = [k for k in detail if k not in ("previous_content",)]
+        what += f" ({', '.join(changed)})" if changed else ""
+    elif e.kind == "forget":
+        what = "purged" if detail.get("mode") == "purge" else f"archived{' (' + str(detail['why']) + ')' if detail.get('why') else ''}"
+    elif e.kind == "write" and "layer" in detail:
+        what += f" as {detail['layer']}"
+    return f"<tr><td class=m>{fmt.esc(fmt.when(e.at))}</td><td>{fmt.esc(what)}</td><td class=m>by {fmt.esc(e.client)}</td></tr>"
+
+
+def render_html(m: Memory, extras: Extras | None, muted: str, accent: str) -> str:
+    """The pane's page. Plain HTML that QTextBrowser renders (its CSS subset)."""
+    style = (f"<style>td{{padding:2px 10px 2px 0}} .m{{color:{muted}}} h3{{margin:14px 0 4px 0}}"
+             f" a{{color:{accent};text-decoration:none}}</style>")
+    flags = [m.type, m.layer, m.status] + (["pinned"] if m.pinned else []) + ([m.scope] if m.scope == "private" else [])
+    parts = [style, f"<p style='font-size:15px;line-height:140%'>{fmt.esc(m.content).replace(chr(10), '<br>')}</p>"]
+    if m.summary:
+        parts.append(f"<p class=m><i>{fmt.esc(m.summary)}</i></p>")
+    parts.append(f"<p class=m>{' · '.join(fmt.esc(f) for f in flags)} · importance {m.importance:.2f}</p>")
+    rows = [("Written by", f"{m.client}, {fmt.when(m.created_at)}"), ("Happened", fmt.when(m.occurred_at)),
+            ("Recalled", f"{m.access_count} times, last {fmt.when(m.last_accessed_at)}")]
+    if m.updated_at and m.updated_at != m.created_at:
+        rows.append(("Changed", fmt.when(m.updated_at)))
+    if m.superseded_by:
+        rows.append(("Replaced by", f"<a href='memory:{fmt.esc(m.superseded_by)}'>{fmt.esc(m.superseded_by)}</a>"))
+    rows.append(("Id", m.id))
+    parts.append("<table>" + "".join(
+        f"<tr><td class=m>{k}</td><td>{v if k == 'Replaced by' else fmt.esc(v)}</td></tr>" for k, v in rows) + "</table>")
+    if m.entities:
+        chips = " &nbsp; ".join(f"{fmt.esc(e.text)} <span class=m>({fmt.esc(e.kind)})</span>" for e in m.entities)
+        parts.append(f"<h3>Mentions</h3><p>{chips}</p>")
+    if extras is None:
+        parts.append("<p class=m>Loading links and history…</p>")
+        return "".join(parts)
+    if extras.links:
+        items = []
+        for link in extras.links:
+            other = link.target_id if link.source_id == m.id else link.source_id
+            arrow = "→" if link.source_id == m.id else "←"
+            items.append(f"<tr><td class=m>{fmt.esc(link.type)} {arrow}</td><td><a href='memory:{fmt.esc(other)}'>"
+                         f"{fmt.esc(extras.previews.get(other, other))}</a></td></tr>")
+        parts.append(f"<h3>Links</h3><table>{''.join(items)}</table>")
+    if extras.events:
+        parts.append(f"<h3>History</h3><table>{''.join(_event_line(e) for e in extras.events)}</table>")
+    return "".join(parts)
+
+
+class DetailPane(QWidget):
+    """Shows the selected memory; `open_memory(id)` fires when a link is clicked."""
+
+    open_memory = Signal(str)
+
+    def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.memory: Memory | None = None
+        self.extras: Extras | None = None
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenLinks(False)
+        self.browser.setFrameShape(QTextBrowser.Shape.NoFrame)
+        self.browser.anchorClicked.connect(self._clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.browser)
+        self.show_memory(None)
+
+    def show_memory(self, memory: Memory | None) -> None:
+        self.memory, self.extras = memory, None
+        if memory is None:
+            self.browser.setHtml("<p style='color:gray'>Select a memory to see it in full.</p>")
+            return
+        self._render()
+        wanted = memory.id
+        self.backend.call(load_extras, wanted, name="detail",
+                          on_done=lambda extras: self._extras(wanted, extras), on_error=lambda exc: None)
+
+    def _extras(self, memory_id: str, extras: Extras) -> None:
+        if self.memory is not None and self.memory.id == memory_id:
+            self.extras = extras
+            self._render()
+
+    def _render(self) -> None:
+        assert self.memory is not None
+        pal = self.palette()
+        muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
+        accent = pal.color(QPalette.ColorRole.Highlight).name()
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.setHtml(render_html(self.memory, self.extras, muted, accent))
+        self.browser.verticalScrollBar().setValue(scroll)
+
+    def _clicked(self, url: QUrl) -> None:
+        if url.scheme() == "memory":
+            self.open_memory.emit(url.path())

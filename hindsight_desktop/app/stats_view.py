@@ -1,0 +1,147 @@
+"""The stats dashboard: counts per layer and status, growth, activity, hit rate, most recalled, clients.
+
+Numbers come from `engine.stats`, `engine.count` (one query per week of growth), `engine.events` and a
+paged scan for the most recalled memories, all on a worker.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from hindsight_desktop.app import fmt
+from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.charts import BarChart, ColumnChart, Tile
+from hindsight_desktop.app.icons import app_icon
+from hindsight_desktop.app.workers import Task
+from hindsight_desktop.core.models import MemoryFilter
+
+WEEKS = 12
+DAYS = 14
+SCAN_CAP = 50_000  # most-recalled looks at this many of the newest memories
+PAGE = 2000
+
+
+@dataclass
+class StatsData:
+    totals: dict[str, Any]
+    growth: list[tuple[str, float]] = field(default_factory=list)  # memories added per week
+    daily: list[tuple[str, float]] = field(default_factory=list)  # engine events per day
+    client_activity: list[tuple[str, float]] = field(default_factory=list)
+    top: list[tuple[str, float]] = field(default_factory=list)  # (first words, times recalled)
+    scanned: int = 0
+
+
+def _growth(engine: Any, now: datetime) -> list[tuple[str, float]]:
+    ends = [now - timedelta(weeks=k) for k in range(WEEKS, -1, -1)]
+    totals = [engine.count(MemoryFilter(until=end)) for end in ends]
+    return [(fmt.local(ends[i]).strftime("%d %b").lstrip("0"), float(totals[i] - totals[i - 1]))
+            for i in range(1, len(ends))]
+
+
+def _activity(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    events = engine.events(limit=5000)
+    start = (fmt.local(now) - timedelta(days=DAYS - 1)).date()
+    per_day = Counter(fmt.day_of(e.at) for e in events if fmt.day_of(e.at) >= start)
+    days = [start + timedelta(days=i) for i in range(DAYS)]
+    daily = [(d.strftime("%d %b").lstrip("0"), float(per_day.get(d, 0))) for d in days]
+    clients = Counter(e.client for e in events)
+    return daily, [(name, float(n)) for name, n in clients.most_common(8)]
+
+
+def _most_recalled(engine: Any, progress: Callable[[int, int], None] | None) -> tuple[list[tuple[str, float]], int]:
+    best: list[tuple[int, str, str]] = []
+    scanned = 0
+    while scanned < SCAN_CAP:
+        page = engine.list(MemoryFilter(statuses=("active",)), limit=PAGE, offset=scanned)
+        for m in page:
+            if m.access_count > 0:
+                heapq.heappush(best, (m.access_count, m.id, fmt.one_line(m.content, 60)))
+                if len(best) > 8:
+                    heapq.heappop(best)
+        scanned += len(page)
+        if progress is not None:
+            progress(scanned, 0)
+        if len(page) < PAGE:
+            break
+    return [(text, float(n)) for n, _id, text in sorted(best, reverse=True)], scanned
+
+
+def gather(engine: Any, progress: Callable[[int, int], None] | None = None) -> StatsData:
+    now = datetime.now(UTC)
+    data = StatsData(totals=engine.stats(), growth=_growth(engine, now))
+    data.daily, data.client_activity = _activity(engine, now)
+    data.top, data.scanned = _most_recalled(engine, progress)
+    return data
+
+
+class StatsWindow(QWidget):
+    def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.data: StatsData | None = None
+        self.setWindowTitle("Hindsight Desktop — Stats")
+        self.setWindowIcon(app_icon())
+        self.resize(1000, 760)
+        self.tiles = {key: Tile(caption) for key, caption in (
+            ("memories", "memories"), ("active", "active"), ("links", "links"),
+            ("searches", "searches"), ("hit_rate", "search hit rate"))}
+        self.layers, self.statuses = BarChart("By layer"), BarChart("By status")
+        self.growth, self.daily = ColumnChart("New memories per week"), ColumnChart("Activity per day (writes, edits, forgets)")
+        self.clients, self.client_activity = BarChart("Memories per client"), BarChart("Recent activity per client")
+        self.top = BarChart("Most recalled")
+        tiles = QHBoxLayout()
+        for tile in self.tiles.values():
+            tiles.addWidget(tile)
+        grid = QGridLayout()
+        grid.setSpacing(12)
+        for i, chart in enumerate((self.layers, self.statuses, self.growth, self.daily, self.clients,
+                                   self.client_activity)):
+            grid.addWidget(chart, i // 2, i % 2)
+        grid.addWidget(self.top, 3, 0, 1, 2)
+        self.footer = QLabel()
+        self.footer.setWordWrap(True)
+        body = QWidget()
+        column = QVBoxLayout(body)
+        column.setContentsMargins(16, 16, 16, 16)
+        column.setSpacing(12)
+        column.addLayout(tiles)
+        column.addLayout(grid)
+        column.addWidget(self.footer)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def refresh(self) -> Task | None:
+        if not self.backend.is_ready:
+            return None
+        self.footer.setText("Counting…")
+        return self.backend.call(gather, name="stats", progress=True, on_done=self.show_data,
+                                 on_error=lambda exc: self.footer.setText(f"Could not count: {exc}"))
+
+    def show_data(self, data: StatsData) -> None:
+        self.data = data
+        t = data.totals
+        self.tiles["memories"].set_value(f"{t['memories']:,}")
+        self.tiles["active"].set_value(f"{t['by_status'].get('active', 0):,}")
+        self.tiles["links"].set_value(f"{t['links']:,}")
+        self.tiles["searches"].set_value(f"{t['searches']:,}")
+        self.tiles["hit_rate"].set_value("–" if t["hit_rate"] is None else f"{t['hit_rate'] * 100:.0f}%")
+        self.layers.set_items([(k, float(v)) for k, v in sorted(t["by_layer"].items(), key=lambda kv: -kv[1])])
+        self.statuses.set_items([(k, float(v)) for k, v in sorted(t["by_status"].items(), key=lambda kv: -kv[1])])
+        self.growth.set_items(data.growth, note=f"{t['memories']:,} in all, by when they happened")
+        self.daily.set_items(data.daily)
+        self.clients.set_items([(k, float(v)) for k, v in sorted(t["by_client"].items(), key=lambda kv: -kv[1])[:8]])
+        self.client_activity.set_items(data.client_activity)
+        self.top.set_items(data.top, note=f"times recalled, among the newest {data.scanned:,} active memories")
+        self.footer.setText(f"Model {t['model']} · {fmt.count(t['vectors'], 'vector')} · database {t['database']}")

@@ -1,0 +1,362 @@
+"""The timeline window: every memory by day (newest first), search with a "why" panel, filters, the
+detail pane, and the actions (edit, pin, forget, restore, purge, undo, export, import)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from hindsight_desktop.app import fmt
+from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.detail_pane import DetailPane
+from hindsight_desktop.app.edit_dialog import EditDialog
+from hindsight_desktop.app.filters import FilterBar, keep_hit, search_arguments
+from hindsight_desktop.app.icons import app_icon
+from hindsight_desktop.app.job_bar import JobBar
+from hindsight_desktop.app.memory_actions import MemoryActions
+from hindsight_desktop.app.search_model import SearchModel
+from hindsight_desktop.app.timeline_model import MEMORY_ROLE, TimelineModel
+from hindsight_desktop.app.transfer_actions import TransferActions
+from hindsight_desktop.app.why_panel import WhyPanel
+from hindsight_desktop.app.workers import Task
+from hindsight_desktop.core.models import Memory, SearchHit
+
+SEARCH_LIMIT = 50
+WIDTHS = (86, 0, 92, 84, 118, 84)  # 0: the Memory column stretches
+
+
+def _view(tree: bool) -> QTreeView:
+    view = QTreeView()
+    view.setUniformRowHeights(True)  # lets Qt lay out 100k rows without measuring each
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setRootIsDecorated(tree)
+    view.setItemsExpandable(tree)
+    view.setAlternatingRowColors(True)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+    view.setIndentation(14 if tree else 0)
+    view.setStyleSheet("QTreeView::item { padding: 2px 0; }")
+    return view
+
+
+def _size_columns(view: QTreeView, widths: tuple[int, ...]) -> None:
+    header = view.header()
+    header.setStretchLastSection(False)
+    for column, width in enumerate(widths):
+        if width:
+            header.resizeSection(column, width)
+        else:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+
+
+class TimelineWindow(QMainWindow):
+    def __init__(self, backend: Backend, open_settings: Callable[[], None] | None = None,
+                 open_stats: Callable[[], None] | None = None, quit_on_close: bool = False) -> None:
+        super().__init__()
+        self.backend = backend
+        self.quit_on_close = quit_on_close
+        self.setWindowTitle("Hindsight Desktop — Timeline")
+        self.setWindowIcon(app_icon())
+        self.resize(1240, 780)
+        self.timeline = TimelineModel(backend, parent=self)
+        self.results = SearchModel(self)
+        self.actions_ = MemoryActions(backend, self)
+        self.search_task: Task | None = None
+        self._build(open_settings, open_stats)
+        self._connect()
+        if backend.is_ready:
+            self._ready()
+        else:
+            self.count_label.setText("Opening memory…")
+
+    # ---- building ------------------------------------------------------------------------------
+    def _build(self, open_settings: Callable[[], None] | None, open_stats: Callable[[], None] | None) -> None:
+        self.search_field = QLineEdit()
+        self.search_field.setPlaceholderText("Search memories by meaning or words  (Ctrl+F)")
+        self.search_field.setClearButtonEnabled(True)
+        self.search_field.setMinimumWidth(320)
+        self.filter_bar = FilterBar()
+        self.timeline_view, self.search_view = _view(True), _view(False)
+        self.timeline_view.setModel(self.timeline)
+        self.search_view.setModel(self.results)
+        _size_columns(self.timeline_view, WIDTHS)
+        _size_columns(self.search_view, (64, 0, 96, 150, 120))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.timeline_view)
+        self.stack.addWidget(self.search_view)
+        self.detail = DetailPane(self.backend)
+        self.why = WhyPanel()
+        self.why.hide()
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.detail)
+        side.addWidget(self.why)
+        side.setChildrenCollapsible(False)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.stack)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([720, 500])
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(10, 6, 10, 4)
+        layout.addWidget(self.filter_bar)
+        layout.addWidget(split, 1)
+        self.setCentralWidget(body)
+        self._make_actions(open_settings, open_stats)
+        self.count_label = QLabel()
+        self.job_bar = JobBar()
+        self.statusBar().addWidget(self.count_label, 1)
+        self.statusBar().addPermanentWidget(self.job_bar)
+        self.transfer = TransferActions(self.backend, self, self.job_bar, self.filter_bar.filters, self.selected_ids)
+
+    def _action(self, text: str, slot: Callable[[], Any], keys: QKeySequence | str | None = None,
+                on_views: bool = False, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(lambda _checked=False: slot())
+        if tip:
+            action.setToolTip(tip)
+        if keys is not None:
+            action.setShortcut(QKeySequence(keys))
+        if on_views:  # keys like Delete and Enter must not fire while typing in the search box
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            self.timeline_view.addAction(action)
+            self.search_view.addAction(action)
+        else:
+            self.addAction(action)
+        return action
+
+    def _make_actions(self, open_settings: Callable[[], None] | None, open_stats: Callable[[], None] | None) -> None:
+        self.act_find = self._action("Find", self.focus_search, QKeySequence.StandardKey.Find)
+        self.act_clear = self._action("Clear search", self.clear_search, "Esc")
+        self.act_edit = self._action("Edit…", self.edit_current, Qt.Key.Key_Return, True, "Edit content, type, importance (Enter)")
+        self.act_pin = self._action("Pin", lambda: self.actions_.pin(self.selected()), "Ctrl+P", True, "Pin or unpin (Ctrl+P)")
+        self.act_forget = self._action("Forget", self.forget_selected, QKeySequence.StandardKey.Delete, True,
+                                       "Archive: hidden from recall, restorable (Delete)")
+        self.act_restore = self._action("Restore", lambda: self.actions_.restore(self.selected_ids()), None, True)
+        self.act_purge = self._action("Delete for good…", lambda: self.actions_.purge(self.selected_ids()),
+                                      "Shift+Del", True, "Delete for good; asks first (Shift+Delete)")
+        self.act_undo = self._action("Undo forget", self.actions_.undo, QKeySequence.StandardKey.Undo)
+        self.act_undo.setEnabled(False)
+        self.act_export = self._action("Export…", lambda: self.transfer.export_dialog())
+        self.act_import = self._action("Import…", lambda: self.transfer.import_dialog())
+        bar = QToolBar("Actions")
+        bar.setMovable(False)
+        bar.addWidget(self.search_field)
+        bar.addSeparator()
+        for act in (self.act_edit, self.act_pin, self.act_forget, self.act_restore, self.act_purge, self.act_undo):
+            bar.addAction(act)
+        bar.addSeparator()
+        bar.addAction(self.act_export)
+        bar.addAction(self.act_import)
+        if open_stats is not None:
+            self.act_stats = self._action("Stats", open_stats)
+            bar.addAction(self.act_stats)
+        if open_settings is not None:
+            self.act_settings = self._action("Settings", open_settings)
+            bar.addAction(self.act_settings)
+        self.addToolBar(bar)
+
+    def _connect(self) -> None:
+        self.search_field.returnPressed.connect(self.run_search)
+        self.search_field.textChanged.connect(lambda text: None if text.strip() else self.clear_search())
+        self.filter_bar.changed.connect(self.apply_filters)
+        self.timeline.rowsInserted.connect(self._rows_inserted)
+        self.timeline.total_changed.connect(lambda _n: self._update_count())
+        self.timeline.loading_changed.connect(lambda _b: self._update_count())
+        self.timeline.load_failed.connect(self.show_error)
+        self.timeline_view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.search_view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.timeline_view.doubleClicked.connect(lambda _i: self.edit_current())
+        self.search_view.doubleClicked.connect(lambda _i: self.edit_current())
+        self.detail.open_memory.connect(self.go_to)
+        self.actions_.changed.connect(self._memories_changed)
+        self.actions_.removed.connect(self._memories_removed)
+        self.actions_.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.actions_.failed.connect(self.show_error)
+        self.actions_.undo_changed.connect(self.act_undo.setEnabled)
+        self.transfer.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.transfer.imported.connect(self._imported)
+        self.backend.ready.connect(self._ready)
+        self._selection_changed()
+
+    def _ready(self) -> None:
+        self.timeline.set_filters(self.filter_bar.filters())
+        self.refresh_clients()
+
+    def refresh_clients(self) -> None:
+        self.backend.call(lambda e: list(e.stats()["by_client"]), name="clients",
+                          on_done=self.filter_bar.set_clients)
+
+    # ---- what is shown -------------------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        return self.stack.currentWidget() is self.search_view
+
+    def current_view(self) -> QTreeView:
+        return self.search_view if self.searching else self.timeline_view
+
+    def selected(self) -> list[Memory]:
+        rows = self.current_view().selectionModel().selectedRows(0)
+        found = [r.data(MEMORY_ROLE) for r in rows]
+        return [m for m in found if isinstance(m, Memory)]
+
+    def selected_ids(self) -> list[str]:
+        return [m.id for m in self.selected()]
+
+    def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        if parent.isValid():
+            return
+        for row in range(first, last + 1):  # a new day: its heading spans the row, and it opens
+            self.timeline_view.setFirstColumnSpanned(row, QModelIndex(), True)
+            self.timeline_view.expand(self.timeline.index(row, 0))
+
+    def _update_count(self) -> None:
+        if self.searching:
+            return
+        total = self.timeline.total
+        shown = self.timeline.loaded
+        text = fmt.count(total, "memory") if total is not None else fmt.count(shown, "memory")
+        if total is not None and shown < total:
+            text += f"  ·  {shown:,} loaded, more as you scroll"
+        if self.timeline.loading:
+            text += "  ·  loading…"
+        self.count_label.setText(text)
+
+    def _selection_changed(self) -> None:
+        chosen = self.selected()
+        has = bool(chosen)
+        for act in (self.act_pin, self.act_forget, self.act_purge):
+            act.setEnabled(has)
+        self.act_edit.setEnabled(len(chosen) == 1)
+        self.act_restore.setEnabled(any(m.status != "active" for m in chosen))
+        self.act_pin.setText("Unpin" if has and all(m.pinned for m in chosen) else "Pin")
+        current = chosen[0] if len(chosen) == 1 else None
+        if current is None or self.detail.memory is None or current.id != self.detail.memory.id:
+            self.detail.show_memory(current)
+        if self.searching:
+            hit = next((h for h in self.results.hits if current and h.memory.id == current.id), None)
+            self.why.set_hit(hit, self.backend.engine.recall_weights if self.backend.engine else None)
+
+    # ---- search and filters ----------------------------------------------------------------------
+    def focus_search(self) -> None:
+        self.search_field.setFocus()
+        self.search_field.selectAll()
+
+    def apply_filters(self) -> None:
+        self.timeline.set_filters(self.filter_bar.filters())
+        if self.searching:
+            self.run_search()
+
+    def run_search(self) -> Task | None:
+        text = self.search_field.text().strip()
+        if not text or not self.backend.is_ready:
+            return None
+        filters = self.filter_bar.filters()
+        kwargs = search_arguments(filters)
+
+        def search(engine: Any) -> list[SearchHit]:
+            hits = engine.search(text, limit=SEARCH_LIMIT, **kwargs).hits
+            return [h for h in hits if keep_hit(filters, h.memory.status, h.memory.pinned)]
+
+        self.count_label.setText(f"Searching for “{text}”…")
+        self.search_task = self.backend.call(search, name="search", on_done=lambda hits: self._found(text, hits),
+                                             on_error=self.show_error)
+        return self.search_task
+
+    def _found(self, text: str, hits: list[SearchHit]) -> None:
+        self.results.set_hits(text, hits)
+        self.stack.setCurrentWidget(self.search_view)
+        self.why.show()
+        self.count_label.setText(f"{fmt.count(len(hits), 'result')} for “{text}”  ·  Esc returns to the timeline"
+                                 if hits else f"Nothing found for “{text}”")
+        if hits:
+            self.search_view.setCurrentIndex(self.results.index(0, 0))
+        self._selection_changed()
+
+    def clear_search(self) -> None:
+        if self.search_field.text():
+            self.search_field.clear()  # textChanged comes back here with empty text
+            return
+        self.results.clear()
+        self.why.hide()
+        self.stack.setCurrentWidget(self.timeline_view)
+        self._update_count()
+        self._selection_changed()
+
+    # ---- going to a memory --------------------------------------------------------------------
+    def go_to(self, memory_id: str) -> None:
+        """Select a memory (a clicked link); if it is not on screen, show it in the pane anyway."""
+        view = self.current_view()
+        model = self.results if self.searching else self.timeline
+        index = model.index_of(memory_id)
+        if index.isValid():
+            view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                                  | QItemSelectionModel.SelectionFlag.Rows)
+            view.scrollTo(index)
+            return
+        self.backend.call(lambda e: e.get(memory_id), name="open link", on_done=self.detail.show_memory,
+                          on_error=self.show_error)
+
+    # ---- actions -------------------------------------------------------------------------------
+    def edit_current(self) -> None:
+        chosen = self.selected()
+        if len(chosen) != 1:
+            return
+        dialog = EditDialog(chosen[0], self)
+        try:
+            if dialog.exec():
+                self.actions_.edit(chosen[0], dialog.changes())
+        finally:
+            dialog.deleteLater()  # one dialog per edit; never left behind as the window's child
+
+    def forget_selected(self) -> Task | None:
+        return self.actions_.forget([m.id for m in self.selected() if m.status == "active"])
+
+    def _memories_changed(self, memories: list[Memory]) -> None:
+        for m in memories:
+            self.timeline.replace(m)
+            self.results.replace(m)
+            if self.detail.memory is not None and self.detail.memory.id == m.id:
+                self.detail.show_memory(m)
+        self._selection_changed()
+        if any(self.timeline.matches(m) and not self.timeline.index_of(m.id).isValid() for m in memories):
+            self.timeline.reload()  # a restored memory belongs in the list again
+
+    def _memories_removed(self, ids: list[str]) -> None:
+        self.timeline.remove_ids(ids)
+        self.results.remove_ids(ids)
+        if self.detail.memory is not None and self.detail.memory.id in ids:
+            self.detail.show_memory(None)
+        self._update_count()
+
+    def show_error(self, message: object) -> None:
+        self.statusBar().showMessage(f"Something went wrong: {message}", 10_000)
+
+    def _imported(self) -> None:
+        self.timeline.reload()
+        self.refresh_clients()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.quit_on_close:  # no system tray: this window is the app
+            from PySide6.QtWidgets import QApplication
+
+            QApplication.quit()
+        super().closeEvent(event)

@@ -1,0 +1,136 @@
+"""The tray icon and its menu. It shows state and offers actions; the shell decides what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from hindsight_desktop.app import fmt
+from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.client_setup import client_kinds
+from hindsight_desktop.app.icons import tray_icon
+
+STATE_WORDS = {"starting": "starting…", "running": "remembering", "paused": "paused: nothing new is remembered",
+               "maintenance": "tidying up (maintenance running)", "error": "needs attention"}
+
+
+class Tray(QObject):
+    open_timeline = Signal()
+    open_settings = Signal()
+    open_stats = Signal()
+    run_maintenance = Signal()
+    pause_toggled = Signal(bool)
+    copy_config = Signal(str)  # a client kind key
+    quit_requested = Signal()
+
+    def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.messages: list[tuple[str, str]] = []  # every notification, newest last (shown or not)
+        self.icon = QSystemTrayIcon(tray_icon("starting"), self)
+        self.menu = QMenu()
+        self._build()
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._activated)
+        backend.state_changed.connect(self.show_state)
+        backend.server_changed.connect(self.show_server)
+        backend.paused_changed.connect(self._paused)
+        self.show_state(backend.state)
+        self.show_server()
+
+    def _build(self) -> None:
+        m = self.menu
+        self.act_open = m.addAction("Open timeline")
+        self.act_open.triggered.connect(self.open_timeline)
+        self.act_stats = m.addAction("Stats")
+        self.act_stats.triggered.connect(self.open_stats)
+        m.addSeparator()
+        self.act_status = self._info("Hindsight Desktop: starting…")
+        self.act_pause = m.addAction("Pause memory")
+        self.act_pause.setCheckable(True)
+        self.act_pause.toggled.connect(self.pause_toggled)
+        self.act_server = self._info("MCP server: starting…")
+        self.act_clients = self._info("Clients: none yet")
+        self.copy_menu = m.addMenu("Copy client config")
+        self.copy_actions: dict[str, QAction] = {}
+        for key, label in client_kinds():
+            action = self.copy_menu.addAction(label)
+            action.triggered.connect(lambda _checked=False, k=key: self.copy_config.emit(k))
+            self.copy_actions[key] = action
+        m.addSeparator()
+        self.act_maintain = m.addAction("Run maintenance now")
+        self.act_maintain.triggered.connect(self.run_maintenance)
+        self.act_last = self._info("Last maintenance: never")
+        m.addSeparator()
+        self.act_settings = m.addAction("Settings…")
+        self.act_settings.triggered.connect(self.open_settings)
+        self.act_quit = m.addAction("Quit Hindsight Desktop")
+        self.act_quit.triggered.connect(self.quit_requested)
+
+    def _info(self, text: str) -> QAction:
+        action = self.menu.addAction(text)
+        action.setEnabled(False)  # a line of status, not a command
+        return action
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            self.open_timeline.emit()
+
+    # ---- showing state --------------------------------------------------------------------------
+    def show_state(self, state: str) -> None:
+        self.icon.setIcon(tray_icon(state))
+        detail = (self.backend.error or self.backend.server_error) if state == "error" else STATE_WORDS[state]
+        self.icon.setToolTip(f"Hindsight Desktop: {detail}")
+        self.act_status.setText(f"Hindsight Desktop: {detail}")
+        ready = self.backend.is_ready
+        for action in (self.act_pause, self.act_maintain, self.copy_menu.menuAction()):
+            action.setEnabled(ready)
+        self.act_maintain.setEnabled(ready and state != "maintenance")
+
+    def show_server(self) -> None:
+        b = self.backend
+        if b.server is not None:
+            text = f"MCP server: {b.server.url}"
+        elif b.server_error:
+            text = "MCP server: stopped (port busy?)"
+        elif b.is_ready and not b.serve:
+            text = "MCP server: off"
+        else:
+            text = "MCP server: starting…"
+        self.act_server.setText(text)
+        self.act_server.setToolTip(b.server_error or text)
+
+    def show_clients(self, active: list[str], seen: list[str]) -> None:
+        if not active:
+            self.act_clients.setText("Clients: none yet (Settings → Clients)")
+            return
+        recent = [n for n in active if n in seen]
+        text = f"Clients: {', '.join(active[:4])}{'…' if len(active) > 4 else ''}"
+        if recent:
+            text += f"  ·  active today: {len(recent)}"
+        self.act_clients.setText(text)
+
+    def show_last_run(self, when: object, report: dict) -> None:
+        from datetime import datetime
+
+        at = datetime.fromisoformat(str(when)) if when else None
+        done = [f"archived {report.get('archived', 0) + report.get('capacity_archived', 0)}",
+                f"merged {report.get('merged', 0)}"] if report else []
+        self.act_last.setText(f"Last maintenance: {fmt.ago(at)}" + (f" ({', '.join(done)})" if done else ""))
+
+    def show_progress(self, step: str, batches: int) -> None:
+        """Maintenance at work: which pass, how many batches so far."""
+        self.act_status.setText(f"Hindsight Desktop: tidying up ({step}, batch {batches})")
+
+    def _paused(self, paused: bool) -> None:
+        self.act_pause.blockSignals(True)
+        self.act_pause.setChecked(paused)
+        self.act_pause.blockSignals(False)
+        self.act_pause.setText("Resume memory" if paused else "Pause memory")
+
+    def notify(self, title: str, text: str) -> None:
+        """A tray balloon where the desktop shows them; always kept in `messages`."""
+        self.messages.append((title, text))
+        if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.icon.showMessage(title, text, tray_icon("running"), 8000)
