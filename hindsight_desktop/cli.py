@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop import __version__
+from hindsight_desktop import __version__, lifecycle_commands
 from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.mcp import commands as mcp_commands
@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("stats", help="counts, hit rate, model")
     mcp_commands.add_parsers(sub)  # serve, mcp, clients
+    lifecycle_commands.add_parsers(sub)  # export, import, reflect, model
+    sub.add_parser("app", help="start the desktop app: tray, timeline, MCP server (also: no command at all)")
     return parser
 
 
@@ -71,9 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.data_dir is not None:
         os.environ[DATA_DIR_ENV] = str(args.data_dir)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command in (None, "app"):
+        from hindsight_desktop.app.main import start_from_cli  # Qt loads only for the app
+
+        return start_from_cli(parser)
     try:
         return _run(args)
     except HindsightError as exc:
@@ -84,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command in mcp_commands.COMMANDS:  # they manage their own engine (or need none)
         return mcp_commands.run(args)
+    if args.command in lifecycle_commands.COMMANDS:
+        return lifecycle_commands.run(args)
     from hindsight_desktop.core.engine import MemoryEngine
 
     with MemoryEngine(default_data_dir()) as engine:

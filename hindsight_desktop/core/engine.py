@@ -9,11 +9,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir
+from hindsight_desktop.core import decay, keyword, lifecycle, model_loader, reembed, spaces, validate
 from hindsight_desktop.core import forget as forgetting
-from hindsight_desktop.core import keyword, lifecycle, validate
-from hindsight_desktop.core.context import EmbedCache, Parts
-from hindsight_desktop.core.embedder import Embedder, default_embedder, load_embedder
+from hindsight_desktop.core.consolidate import Summarizer
+from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.embedder import Embedder, load_embedder
 from hindsight_desktop.core.errors import InvalidInput, PausedError
 from hindsight_desktop.core.extract import extract_entities, redact_secrets
 from hindsight_desktop.core.models import (
@@ -25,6 +28,7 @@ from hindsight_desktop.core.models import (
     SearchResult,
     WriteResult,
 )
+from hindsight_desktop.core.policy import MaintenancePolicy
 from hindsight_desktop.core.recall import MODES, Query, RecallWeights, recall, time_window
 from hindsight_desktop.core.rows import (
     MEMORY_COLUMNS,
@@ -33,10 +37,8 @@ from hindsight_desktop.core.rows import (
     log_event,
     memory_from_row,
 )
-from hindsight_desktop.core.signals import WriteScorer
 from hindsight_desktop.core.store import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
-from hindsight_desktop.core.vectors import VectorIndex, register_model
 from hindsight_desktop.core.writer import WriteRequest, index_entities, write
 
 PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
@@ -52,22 +54,73 @@ class MemoryEngine:
 
     def __init__(self, data_dir: Path | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | None = None, clock: Callable[[], datetime] | None = None) -> None:
+        """`embedder` (else the settings' model, else the packaged default) is the model of a new memory
+        file; an existing file keeps the model its vectors came from (see model_loader.py), and
+        `use_model` switches it."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.settings = (settings or Settings()).validate()
         self.clock = clock or utcnow
-        if embedder is None:
-            embedder = (load_embedder(Path(self.settings.embedding_model)) if self.settings.embedding_model
-                        else default_embedder(self.data_dir))
-        self.embedder = embedder
         self.store = Store(self.data_dir / DB_FILE)
-        with self.store.write() as db:
-            num = register_model(db, embedder.model_id, embedder.dim, self.clock())
-        cached = EmbedCache(embedder.embed)
-        scorer = WriteScorer(embed=cached, weights=dict(self.settings.signal_weights),
-                             threshold=self.settings.write_threshold)
-        self.parts = Parts(store=self.store, vectors=VectorIndex(num, embedder.dim), embed=cached,
-                           scorer=scorer, settings=self.settings, clock=self.clock, model_id=embedder.model_id)
+        self._models = model_loader.ModelSource(self.data_dir, self.settings, embedder)
+        self._load_models()
         self.recall_weights = RecallWeights()
+
+    # ---- the embedding model -------------------------------------------------------------------
+    def _load_models(self) -> None:
+        loaded = model_loader.load(self.store, self._models, self.settings, self.clock)
+        self.parts, self.embedder, self._generation = loaded.parts, loaded.embedder, loaded.state.generation
+
+    def _sync_models(self) -> None:
+        """Another process may have switched the model: one cheap read tells, and the parts follow."""
+        with self.store.read() as db:
+            current = spaces.generation(db)
+        if current != self._generation:
+            self._load_models()
+
+    def _with_models(self, op: Callable[[], Any]) -> Any:
+        self._sync_models()
+        try:
+            return op()
+        except apsw.SQLError as exc:
+            # The old vector table was dropped between our check and our transaction: look again, once.
+            if "no such table: vec_" not in str(exc):
+                raise
+            self._load_models()
+            return op()
+
+    def current_parts(self) -> Parts:
+        """The engine's parts, brought up to date with the memory file's model first (for core modules
+        such as portable.py that work on the parts directly)."""
+        self._sync_models()
+        return self.parts
+
+    def model_status(self) -> dict[str, Any]:
+        """The model in use, the one being switched to (if any) and the re-embed's progress."""
+        self._sync_models()
+        return reembed.status(self.store)
+
+    def use_model(self, path: str | Path, *, client: str = PERSON) -> dict[str, Any]:
+        """Switch to the GGUF embedding model at `path`. Memories are re-embedded by `reembed()` (or
+        `reembed_in_background()`); until that finishes, recall uses both models, each for its own vectors.
+        Choosing the model in use again cancels an unfinished switch."""
+        embedder = load_embedder(Path(path))
+        self._sync_models()
+        outcome = reembed.choose(self.store, embedder, self.clock(), client)
+        self._sync_models()
+        return {"status": outcome, **reembed.status(self.store)}
+
+    def reembed(self, *, batch: int = reembed.DEFAULT_BATCH, progress: reembed.Progress | None = None,
+                should_stop: Callable[[], bool] | None = None, client: str = PERSON) -> dict[str, Any]:
+        """Re-embed into the new model's space until done or `should_stop()`; resumable at any time."""
+        batch = validate.positive_int(batch, "batch", high=10_000)
+        self._sync_models()
+        result = reembed.run(self.parts, client, batch=batch, progress=progress, should_stop=should_stop)
+        self._sync_models()
+        return result
+
+    def reembed_in_background(self, progress: reembed.Progress | None = None) -> reembed.ReembedJob:
+        """The re-embed on a worker thread; `job.stop()` stops it at the next batch, `job.join()` waits."""
+        return reembed.ReembedJob(self.reembed, progress)
 
     # ---- writing -------------------------------------------------------------------------------
     def write(self, content: str, *, client: str = PERSON, type: str | None = None,
@@ -82,7 +135,7 @@ class MemoryEngine:
                                metadata=metadata, session_id=session_id, scope=scope, layer=layer,
                                explicit=explicit, gate=gate,
                                occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"))
-        return write(self.parts, request)
+        return self._with_models(lambda: write(self.parts, request))
 
     def set_paused(self, paused: bool, *, client: str = PERSON) -> None:
         """Pause or resume remembering, for every process that shares this memory file."""
@@ -112,19 +165,17 @@ class MemoryEngine:
             since=time_window(self.clock(), days) if days is not None else _when(since, "since"),
             until=_when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
         )
-        hits = recall(self.parts, q, self.recall_weights)
+        hits = self._with_models(lambda: recall(self.parts, q, self.recall_weights))
         search_id = self._record_search(hits, client, q) if log else None
         return SearchResult(query=text, hits=hits, search_id=search_id)
 
     def _record_search(self, hits: list, client: str | None, q: Query) -> int:
-        now = to_db(self.clock())
+        now = self.clock()
         with self.store.write() as db:
-            db.executemany(
-                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
-                [(now, h.memory.id) for h in hits],
-            )
+            # A recall is a use: it resets the memory's fading and, after a gap, slows it (spaced reinforcement).
+            decay.record_access(db, [h.memory.id for h in hits], now, MaintenancePolicy.from_settings(self.settings))
             db.execute("INSERT INTO searches (at, client, hits, deep, mode) VALUES (?, ?, ?, ?, ?)",
-                       (now, client or PERSON, len(hits), int(q.deep), q.mode))
+                       (to_db(now), client or PERSON, len(hits), int(q.deep), q.mode))
             return int(db.last_insert_rowid())
 
     # ---- reading -------------------------------------------------------------------------------
@@ -184,6 +235,10 @@ class MemoryEngine:
             changes["summary"] = validate.optional_text(summary, "summary", 2000)
         if not changes:
             raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary")
+        return self._with_models(lambda: self._edit(memory_id, client, changes))
+
+    def _edit(self, memory_id: str, client: str, requested: dict[str, Any]) -> Memory:
+        changes = dict(requested)  # a retry after a model switch starts from what was asked
         vector = self.parts.embed([changes["content"]])[0] if "content" in changes else None
         now = self.clock()
         with self.store.write() as db:
@@ -220,16 +275,18 @@ class MemoryEngine:
             written_by=written_by, query=None if query is None else validate.query(query),
             purge=bool(purge), sees_all=sees_all,
         )
+        receipt = self._with_models(lambda: self._forget(req))
+        if req.purge and receipt.forgotten:
+            self.store.checkpoint()
+        return receipt
+
+    def _forget(self, req: forgetting.ForgetRequest) -> ForgetReceipt:
         now = self.clock()
         with self.store.write() as db:
             targets = forgetting.select(self.parts, db, req, now)
             if req.purge:
-                receipt = forgetting.purge(self.parts, db, targets, client, now)
-            else:
-                receipt = forgetting.archive(db, targets, client, now)
-        if req.purge and targets:
-            self.store.checkpoint()
-        return receipt
+                return forgetting.purge(self.parts, db, targets, req.client, now)
+            return forgetting.archive(db, targets, req.client, now)
 
     def restore(self, memory_id: str, *, client: str = PERSON) -> Memory:
         """Bring an archived or superseded memory back into normal recall."""
@@ -261,12 +318,24 @@ class MemoryEngine:
             log_event(db, to_db(now), "link", source_id, client or PERSON, {"target": target_id, "type": kind})
         return Link(source_id, target_id, kind, float(weight), now)
 
-    def reflect(self, client: str | None = None) -> dict[str, Any]:
-        """Maintenance now: expired working memory, fading, duplicates, capacity, index repair."""
-        return lifecycle.reflect(self.parts, client or PERSON)
+    def reflect(self, client: str | None = None, *, should_stop: Callable[[], bool] | None = None,
+                progress: lifecycle.Progress | None = None, summarizer: Summarizer | None = None,
+                **policy: Any) -> dict[str, Any]:
+        """Maintenance now (see lifecycle.py): expired working memory, contradictions, duplicates,
+        consolidation, fading, capacity, index repair. Stops at a batch boundary when `should_stop()`
+        is true, and the next call resumes there. Keyword arguments override the policy (e.g. batch=100)."""
+        rules = MaintenancePolicy.from_settings(self.settings, **policy)
+        return self._with_models(lambda: lifecycle.reflect(
+            self.parts, client or PERSON, policy=rules, should_stop=should_stop, progress=progress,
+            summarizer=summarizer))
+
+    def maintenance_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Recent maintenance and re-embed runs: when, what changed, how long, how they ended."""
+        return lifecycle.last_runs(self.parts, validate.positive_int(limit, "limit", high=10_000))
 
     # ---- numbers -------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
+        self._sync_models()
         with self.store.read() as db:
             by_layer = dict(db.execute("SELECT layer, count(*) FROM memories GROUP BY layer").fetchall())
             by_status = dict(db.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())

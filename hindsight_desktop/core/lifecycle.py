@@ -1,179 +1,134 @@
-"""Maintenance ("reflect"): drop expired working memory, archive what faded, merge near-duplicates,
-enforce capacity, and repair the indexes. Work is done in bounded batches; the duplicate pass keeps a
-cursor in the meta table so an interrupted run resumes where it stopped.
+"""Maintenance ("reflect"): one entry point for the idle scheduler, the `memory_reflect` tool and the CLI.
+
+Passes, in order: drop expired working memory; resolve contradictions the write path missed; merge
+near-duplicates and consolidate repeated episodic statements (one look at each memory's neighbours);
+consolidate statements of the same extracted fact; archive what faded; enforce the per-client cap;
+repair the indexes. Each pass works in bounded batches, one short write transaction each, so the
+MCP server keeps writing in between. `should_stop` is asked after every batch: a stopped run records
+where it was and the next run resumes there. Every run is recorded in `maintenance_runs`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
-from datetime import timedelta
+from collections.abc import Callable
 from typing import Any
 
-import apsw
-
-from hindsight_desktop.core import keyword
+from hindsight_desktop.core import decay, repair, spaces
+from hindsight_desktop.core.consolidate import Summarizer, consolidate_facts
 from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.contradictions import contradictions_pass
+from hindsight_desktop.core.neighbours import neighbours_pass
+from hindsight_desktop.core.passes import Pass, RunContext, get_meta, set_meta
+from hindsight_desktop.core.policy import MaintenancePolicy
 from hindsight_desktop.core.rows import log_event
-from hindsight_desktop.core.timeutil import from_db, to_db
+from hindsight_desktop.core.runs import finish_run, start_run
+from hindsight_desktop.core.timeutil import to_db
 
-BATCH = 200
-DUP_CURSOR = "reflect.duplicate_cursor"
+RESUME = "reflect.resume"
+LEASE = "reflect.lease"
+LEASE_SECONDS = 120  # a run that has not finished a batch for this long is taken to have died
+
+COUNTS = ("expired_working", "contradictions", "merged", "consolidated", "evidence_added", "archived",
+          "capacity_archived", "orphan_index_rows", "repaired", "dead_links")
+
+Progress = Callable[[str, int], None]
 
 
-def reflect(parts: Parts, client: str) -> dict[str, Any]:
+def passes(summarizer: Summarizer | None) -> list[tuple[str, Pass]]:
+    return [
+        ("expired", decay.drop_expired),
+        ("contradictions", contradictions_pass),
+        ("neighbours", lambda ctx: neighbours_pass(ctx, summarizer)),
+        ("facts", lambda ctx: consolidate_facts(ctx, summarizer)),
+        ("faded", decay.archive_faded),
+        ("capacity", decay.enforce_capacity),
+        ("repair", repair.repair_pass),
+    ]
+
+
+def reflect(parts: Parts, client: str, *, policy: MaintenancePolicy | None = None,
+            should_stop: Callable[[], bool] | None = None, progress: Progress | None = None,
+            summarizer: Summarizer | None = None) -> dict[str, Any]:
+    """Run maintenance now (or continue a stopped run). Returns the report, also stored with the run."""
     started = time.perf_counter()
-    report = {"expired_working": _drop_expired(parts), "archived": _archive_faded(parts, client),
-              "merged": _merge_duplicates(parts, client), "capacity_archived": _enforce_capacity(parts, client)}
-    report.update(_repair(parts))
-    report["seconds"] = round(time.perf_counter() - started, 3)
+    ctx = RunContext(parts=parts, client=client, now=parts.clock(),
+                     policy=policy or MaintenancePolicy.from_settings(parts.settings))
+    ctx.report.update({key: 0 for key in COUNTS})
+    lease = f"{os.getpid()}:{id(ctx)}"
     with parts.store.write() as db:
-        log_event(db, to_db(parts.clock()), "reflect", None, client, report)
-    return report
+        if not _take_lease(db, lease):
+            ctx.report["seconds"] = 0.0
+            ctx.report["run"] = {"skipped": "another maintenance run is in progress"}
+            return ctx.report
+        ctx.switching = spaces.read_state(db).switch is not None
+        resume = get_meta(db, RESUME, "")
+    run_id = start_run(parts.store, "reflect", client, ctx.now_db)
+    order = passes(summarizer)
+    names = [name for name, _ in order]
+    first = names.index(resume) if resume in names else 0
+    batches, stopped_at = 0, None
+    try:
+        for name, run_pass in order[first:]:
+            for _ in run_pass(ctx):
+                batches += 1
+                _heartbeat(parts, lease)
+                if progress is not None:
+                    progress(name, batches)
+                time.sleep(0)  # let other threads (an event loop, the Qt main thread) take the GIL
+                if should_stop is not None and should_stop():
+                    stopped_at = name
+                    break
+            if stopped_at is not None:
+                break
+    except BaseException as exc:
+        _end(parts, run_id, ctx, started, "failed", batches, None, resume, lease, error=repr(exc))
+        raise
+    return _end(parts, run_id, ctx, started, "stopped" if stopped_at else "done", batches, stopped_at,
+                resume, lease)
 
 
-def _drop_expired(parts: Parts) -> int:
+def _end(parts: Parts, run_id: int, ctx: RunContext, started: float, status: str, batches: int,
+         stopped_at: str | None, resumed: str, lease: str, error: str | None = None) -> dict[str, Any]:
+    ctx.report["seconds"] = round(time.perf_counter() - started, 3)
+    ctx.report["run"] = {"id": run_id, "status": status, "batches": batches, "resumed_from": resumed or None,
+                         "stopped_at": stopped_at, **({"error": error} if error else {})}
     with parts.store.write() as db:
-        db.execute("DELETE FROM memories WHERE layer = 'working' AND expires_at < ?", (to_db(parts.clock()),))
-        return db.changes()
+        if status == "done":
+            db.execute("DELETE FROM meta WHERE key = ?", (RESUME,))
+        elif stopped_at is not None:
+            set_meta(db, RESUME, stopped_at)
+        if get_meta(db, LEASE, "").startswith(lease + "|"):
+            db.execute("DELETE FROM meta WHERE key = ?", (LEASE,))
+        counts = {k: v for k, v in ctx.report.items() if not isinstance(v, list)}
+        log_event(db, to_db(parts.clock()), "reflect", None, ctx.client, counts)
+        finish_run(db, run_id, to_db(parts.clock()), status, ctx.report["seconds"], ctx.report)
+    return ctx.report
 
 
-def _archive_faded(parts: Parts, client: str) -> int:
-    """Unpinned memories unused for N days and below the importance floor go to cold storage."""
-    s = parts.settings
-    now = parts.clock()
-    cutoff = to_db(now - timedelta(days=s.archive_after_days))
-    total = 0
-    while True:
-        with parts.store.write() as db:
-            rows = db.execute(
-                "SELECT rowid, id FROM memories WHERE status = 'active' AND pinned = 0 AND layer != 'working' "
-                "AND importance < ? AND coalesce(last_accessed_at, created_at) < ? LIMIT ?",
-                (s.archive_importance_floor, cutoff, BATCH)).fetchall()
-            for rowid, memory_id in rows:
-                db.execute("UPDATE memories SET status = 'archived', updated_at = ? WHERE rowid = ?",
-                           (to_db(now), rowid))
-                log_event(db, to_db(now), "forget", memory_id, client, {"mode": "archive", "why": "faded"})
-        total += len(rows)
-        if len(rows) < BATCH:
-            return total
+def _take_lease(db: Any, lease: str) -> bool:
+    holder = get_meta(db, LEASE, "")
+    if holder:
+        beat = float(holder.rpartition("|")[2] or 0)
+        if time.time() - beat < LEASE_SECONDS:
+            return False
+    set_meta(db, LEASE, f"{lease}|{time.time()}")
+    return True
 
 
-def _merge_duplicates(parts: Parts, client: str) -> int:
-    """Near-duplicate active memories become one: the survivor keeps links, access counts and entities."""
-    merged = 0
-    while True:
-        with parts.store.write() as db:
-            cursor = int(_meta(db, DUP_CURSOR, "0"))
-            rows = db.execute("SELECT rowid FROM memories WHERE rowid > ? AND status = 'active' "
-                              "AND layer != 'working' ORDER BY rowid LIMIT ?", (cursor, BATCH)).fetchall()
-            for (rowid,) in rows:
-                merged += _merge_one(parts, db, rowid, client)
-            if rows:
-                _set_meta(db, DUP_CURSOR, str(rows[-1][0]))
-        if len(rows) < BATCH:
-            return merged
-
-
-def _merge_one(parts: Parts, db: apsw.Connection, rowid: int, client: str) -> int:
-    mine = parts.vectors.vectors(db, [rowid]).get(rowid)
-    if mine is None:
-        return 0
-    me = db.execute("SELECT id, client, scope, status FROM memories WHERE rowid = ?", (rowid,)).fetchone()
-    if me is None or me[3] != "active":
-        return 0
-    count = 0
-    for other_rowid, similarity in parts.vectors.nearest(db, mine, 4):
-        if other_rowid == rowid or similarity < parts.settings.duplicate_similarity:
-            continue
-        other = db.execute("SELECT id, client, scope, status FROM memories WHERE rowid = ?",
-                           (other_rowid,)).fetchone()
-        # Never merge across privacy boundaries: a private memory only merges with its own client's.
-        if other is None or other[3] != "active" or (other[1], other[2]) != (me[1], me[2]):
-            continue
-        _absorb(db, survivor=me[0], absorbed=other[0], client=client, now=to_db(parts.clock()))
-        count += 1
-    return count
-
-
-def _absorb(db: apsw.Connection, survivor: str, absorbed: str, client: str, now: str) -> None:
-    s_row = db.execute("SELECT entities, access_count, importance FROM memories WHERE id = ?", (survivor,)).fetchone()
-    a_row = db.execute("SELECT entities, access_count, importance FROM memories WHERE id = ?", (absorbed,)).fetchone()
-    entities = json.loads(s_row[0])
-    entities += [e for e in json.loads(a_row[0]) if e not in entities]
-    db.execute("UPDATE memories SET entities = ?, access_count = ?, importance = ?, updated_at = ? WHERE id = ?",
-               (json.dumps(entities, ensure_ascii=False), s_row[1] + a_row[1], max(s_row[2], a_row[2]), now,
-                survivor))
-    # Links of the absorbed memory now point at the survivor.
-    db.execute("INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) "
-               "SELECT ?, target_id, type, strength, created_at FROM relations WHERE source_id = ? AND target_id != ?",
-               (survivor, absorbed, survivor))
-    db.execute("INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) "
-               "SELECT source_id, ?, type, strength, created_at FROM relations WHERE target_id = ? AND source_id != ?",
-               (survivor, absorbed, survivor))
-    db.execute("UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
-               (survivor, now, absorbed))
-    db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
-               "VALUES (?, ?, 'merged_from', 1.0, ?)", (survivor, absorbed, now))
-    log_event(db, now, "merge", survivor, client, {"absorbed": absorbed})
-
-
-def _enforce_capacity(parts: Parts, client: str) -> int:
-    cap = parts.settings.capacity_per_client
-    if cap <= 0:
-        return 0
-    now = to_db(parts.clock())
-    total = 0
+def _heartbeat(parts: Parts, lease: str) -> None:
+    # Wall-clock time on purpose: the lease is about whether a process is alive, not about memory time.
     with parts.store.write() as db:
-        over = db.execute("SELECT client, count(*) - ? FROM memories WHERE status = 'active' AND layer != 'working' "
-                          "AND pinned = 0 GROUP BY client HAVING count(*) > ?", (cap, cap)).fetchall()
-        for owner, excess in over:
-            rows = db.execute(
-                "SELECT rowid, id FROM memories WHERE client = ? AND status = 'active' AND layer != 'working' "
-                "AND pinned = 0 ORDER BY importance ASC, coalesce(last_accessed_at, created_at) ASC LIMIT ?",
-                (owner, excess)).fetchall()
-            for rowid, memory_id in rows:
-                db.execute("UPDATE memories SET status = 'archived', updated_at = ? WHERE rowid = ?", (now, rowid))
-                log_event(db, now, "forget", memory_id, client, {"mode": "archive", "why": "capacity"})
-            total += len(rows)
-    return total
+        if get_meta(db, LEASE, "").startswith(lease + "|"):
+            set_meta(db, LEASE, f"{lease}|{time.time()}")
 
 
-def _repair(parts: Parts) -> dict[str, int]:
-    """Index rows whose memory is gone are removed; memories missing from an index are re-indexed."""
-    table = parts.vectors.table
-    with parts.store.write() as db:
-        orphans = [r for (r,) in db.execute(
-            f"SELECT rowid FROM {table} WHERE rowid NOT IN "
-            "(SELECT rowid FROM memories WHERE layer != 'working')")]
-        for rowid in orphans:
-            parts.vectors.delete(db, rowid)
-        fts_orphans = [r for (r,) in db.execute(
-            "SELECT rowid FROM fts_words WHERE rowid NOT IN (SELECT rowid FROM memories WHERE layer != 'working')")]
-        for rowid in fts_orphans:
-            keyword.delete(db, rowid)
-        missing = db.execute(
-            f"SELECT rowid, content, entities, occurred_at FROM memories WHERE layer != 'working' AND "
-            f"(rowid NOT IN (SELECT rowid FROM {table}) OR rowid NOT IN (SELECT rowid FROM fts_words))").fetchall()
-        db.execute("DELETE FROM relations WHERE source_id NOT IN (SELECT id FROM memories) "
-                   "OR target_id NOT IN (SELECT id FROM memories)")
-        dead_links = db.changes()
-    repaired = 0
-    for rowid, content, entities, occurred in missing:
-        vector = parts.embed([content])[0]
-        with parts.store.write() as db:
-            keyword.delete(db, rowid)
-            pairs = [(e["kind"], e["value"]) for e in json.loads(entities)]
-            keyword.add(db, rowid, content, pairs, from_db(occurred))
-            parts.vectors.add(db, rowid, vector)
-        repaired += 1
-    return {"orphan_index_rows": len(orphans) + len(fts_orphans), "repaired": repaired, "dead_links": dead_links}
-
-
-def _meta(db: apsw.Connection, key: str, default: str) -> str:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else default
-
-
-def _set_meta(db: apsw.Connection, key: str, value: str) -> None:
-    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+def last_runs(parts: Parts, limit: int = 20) -> list[dict[str, Any]]:
+    """The most recent maintenance and re-embed runs, newest first."""
+    with parts.store.read() as db:
+        rows = db.execute("SELECT id, kind, client, started_at, finished_at, status, seconds, report "
+                          "FROM maintenance_runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+    return [{"id": i, "kind": k, "client": c, "started_at": s, "finished_at": f, "status": st, "seconds": sec,
+             "report": json.loads(rep)} for i, k, c, s, f, st, sec, rep in rows]

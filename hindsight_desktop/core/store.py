@@ -149,8 +149,50 @@ def _v3(db: apsw.Connection) -> None:
     )
 
 
+def _v4(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        -- Decay with spaced reinforcement: a memory's half-life is the policy's base times `stability`,
+        -- which grows when the memory is used again after a gap (reviewed_at: the last such use).
+        ALTER TABLE memories ADD COLUMN stability REAL NOT NULL DEFAULT 1.0;
+        ALTER TABLE memories ADD COLUMN reviewed_at TEXT;
+
+        -- Where each model's GGUF file lives, so any process can load the models a switch needs.
+        ALTER TABLE models ADD COLUMN path TEXT;
+
+        -- Every maintenance or re-embed run: what it changed and how long it took.
+        CREATE TABLE maintenance_runs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            client TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL CHECK (status IN ('running', 'stopped', 'done', 'failed')),
+            seconds REAL,
+            report TEXT NOT NULL DEFAULT '{}'
+        );
+
+        -- At most one embedding-model switch in progress; its cursor makes the re-embed resumable.
+        CREATE TABLE model_switch (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            from_num INTEGER NOT NULL,
+            to_num INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            cursor INTEGER NOT NULL DEFAULT 0,
+            log_seq INTEGER NOT NULL DEFAULT 0,
+            done INTEGER NOT NULL DEFAULT 0
+        );
+
+        -- Before this version the engine used whichever model it was started with; the newest one is in use.
+        INSERT INTO meta (key, value)
+            SELECT 'model.active', CAST(max(num) AS TEXT) FROM models WHERE retired_at IS NULL
+            HAVING max(num) IS NOT NULL;
+        """
+    )
+
+
 # Forward migrations: index i takes the schema from version i to i + 1. Append only.
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3, _v4]
 
 
 def utcnow() -> datetime:

@@ -1,0 +1,273 @@
+"""Which embedding model is in use, and how recall works while the model is being switched.
+
+Every model has its own vec0 table (vectors.py), so vectors are tagged by where they live. The file
+records the model in use (`meta.model.active`) and, during a switch, the target model and the
+re-embed cursor (`model_switch`). `meta.model.generation` changes with every switch step that
+matters to other processes, so each engine notices and rebuilds its parts.
+
+While a switch runs, the engine works in the *direct sum* of the two spaces: a joint vector is
+[new-model vector | old-model vector]. A query fills both blocks, each with its own model's
+embedding; a stored memory fills exactly one block (the new one once re-embedded, else the old
+one) and leaves the other zero. A dot product of the two is then exactly the cosine inside the
+memory's own space: a new-model number is never multiplied by an old-model number. This lets
+recall, the write pipeline and forgetting keep working unchanged during a switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.timeutil import to_db
+from hindsight_desktop.core.vectors import VectorIndex, register_model
+
+ACTIVE_KEY = "model.active"
+EXACT_OLD = 20_000  # memories left to re-embed below which the old space is scored exactly
+GENERATION_KEY = "model.generation"
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    num: int
+    model_id: str
+    dim: int
+    path: str | None
+
+    @property
+    def table(self) -> str:
+        return f"vec_{self.num}"
+
+
+@dataclass(frozen=True)
+class SwitchRow:
+    from_num: int
+    to_num: int
+    started_at: str
+    cursor: int
+    log_seq: int
+    done: int
+
+
+@dataclass(frozen=True)
+class SpaceState:
+    active: ModelRow | None
+    target: ModelRow | None
+    switch: SwitchRow | None
+    generation: int
+
+
+def _model(db: apsw.Connection, num: int) -> ModelRow | None:
+    row = db.execute("SELECT num, model_id, dim, path FROM models WHERE num = ?", (num,)).fetchone()
+    return None if row is None else ModelRow(int(row[0]), row[1], int(row[2]), row[3])
+
+
+def _meta_int(db: apsw.Connection, key: str) -> int | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def generation(db: apsw.Connection) -> int:
+    return _meta_int(db, GENERATION_KEY) or 0
+
+
+def read_state(db: apsw.Connection) -> SpaceState:
+    active_num = _meta_int(db, ACTIVE_KEY)
+    row = db.execute("SELECT from_num, to_num, started_at, cursor, log_seq, done FROM model_switch").fetchone()
+    switch = None if row is None else SwitchRow(*row)
+    return SpaceState(
+        active=None if active_num is None else _model(db, active_num),
+        target=None if switch is None else _model(db, switch.to_num),
+        switch=switch, generation=generation(db),
+    )
+
+
+def bump_generation(db: apsw.Connection) -> None:
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (GENERATION_KEY, str(generation(db) + 1)))
+
+
+def register(db: apsw.Connection, model_id: str, dim: int, path: str | None, now: datetime) -> ModelRow:
+    """The model's row, with its vec0 table present (a model used before, then retired, gets a fresh one)."""
+    num = register_model(db, model_id, dim, now)
+    if not table_exists(db, f"vec_{num}"):
+        db.execute(f"CREATE VIRTUAL TABLE vec_{num} USING vec0 (embedding float[{dim}] distance_metric=cosine)")
+    db.execute("UPDATE models SET path = coalesce(?, path), retired_at = NULL WHERE num = ?", (path, num))
+    row = _model(db, num)
+    assert row is not None
+    return row
+
+
+def table_exists(db: apsw.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+
+def set_active(db: apsw.Connection, num: int) -> None:
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (ACTIVE_KEY, str(num)))
+
+
+def begin_switch(db: apsw.Connection, active: ModelRow, target: ModelRow, now: datetime) -> None:
+    """Start (or restart towards a different target) a switch from the active model to `target`."""
+    current = read_state(db).switch
+    if current is not None and current.to_num != target.num:
+        drop_space(db, current.to_num, now)  # an unfinished switch to another model is abandoned
+    if current is None or current.to_num != target.num:
+        db.execute("DELETE FROM model_switch")
+        seq = db.execute("SELECT coalesce(max(seq), 0) FROM vector_changes").fetchone()[0]
+        db.execute("INSERT INTO model_switch (id, from_num, to_num, started_at, cursor, log_seq, done) "
+                   "VALUES (1, ?, ?, ?, 0, ?, 0)", (active.num, target.num, to_db(now), seq))
+    bump_generation(db)
+
+
+def cancel_switch(db: apsw.Connection, now: datetime) -> None:
+    current = read_state(db).switch
+    if current is None:
+        return
+    drop_space(db, current.to_num, now)
+    db.execute("DELETE FROM model_switch")
+    bump_generation(db)
+
+
+def drop_space(db: apsw.Connection, num: int, now: datetime) -> None:
+    """Remove a model's vectors for good (its row stays, marked retired, so its id still resolves)."""
+    db.execute(f"DROP TABLE IF EXISTS vec_{num}")
+    db.execute("DELETE FROM vector_changes WHERE model_num = ?", (num,))
+    db.execute("UPDATE models SET retired_at = ? WHERE num = ?", (to_db(now), num))
+
+
+Embed = Callable[[list[str]], np.ndarray]
+
+# llama.cpp attends over every token of a batch at once (masked per sequence), so the cost grows with
+# the square of the batch: measured on two cores, 4 short texts per call ran at ~95 texts/s, 64 per call
+# at ~40. Bulk work (re-embed, import, repair) therefore embeds a few texts per call.
+EMBED_GROUP = 4
+
+
+def embed_in_groups(embed: Embed, texts: list[str], dim: int | None = None) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, dim or 0), np.float32)
+    return np.vstack([embed(texts[i:i + EMBED_GROUP]) for i in range(0, len(texts), EMBED_GROUP)])
+
+
+# ---- the joint space used during a switch -------------------------------------------------------
+
+
+class JointEmbed:
+    """Embeds each text with both models: [new | old]. A model this process cannot load gives zeros,
+    which match nothing, so memories of that space are then found by keyword only."""
+
+    def __init__(self, new: Embed | None, new_dim: int, old: Embed | None, old_dim: int) -> None:
+        self.new, self.old = new, old
+        self.new_dim, self.old_dim = new_dim, old_dim
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        n = len(texts)
+        new = self.new(texts) if self.new is not None else np.zeros((n, self.new_dim), np.float32)
+        old = self.old(texts) if self.old is not None else np.zeros((n, self.old_dim), np.float32)
+        return np.hstack([np.asarray(new, np.float32).reshape(n, self.new_dim),
+                          np.asarray(old, np.float32).reshape(n, self.old_dim)])
+
+
+class SwitchingIndex:
+    """The vector index during a switch: the same surface as VectorIndex over joint vectors.
+
+    A memory is scored in the new space when it has a new vector (and this process can embed
+    queries with the new model), else in the old space; never in both, never across.
+    """
+
+    def __init__(self, new: VectorIndex, old: VectorIndex, *, has_new: bool, has_old: bool) -> None:
+        self.new, self.old = new, old
+        self.has_new, self.has_old = has_new, has_old
+        self.dim = new.dim + old.dim
+        self.num = new.num
+        self.table = new.table
+
+    def indexes(self) -> list[VectorIndex]:
+        return [self.new, self.old]
+
+    def _split(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if vector.shape != (self.dim,):
+            raise ValueError(f"vector has shape {vector.shape}; the joint index holds {self.dim} dimensions")
+        return vector[: self.new.dim], vector[self.new.dim:]
+
+    def add(self, db: apsw.Connection, rowid: int, vector: np.ndarray) -> None:
+        new, old = self._split(vector)
+        # Old first: the re-embedder treats an old-space write that follows the new one as a change
+        # it must redo, and here both were made from the same text.
+        if old.any():
+            self.old.add(db, rowid, old)
+        if new.any():
+            self.new.add(db, rowid, new)
+
+    def delete(self, db: apsw.Connection, rowid: int) -> int:
+        return self.new.delete(db, rowid) + self.old.delete(db, rowid)
+
+    def count(self, db: apsw.Connection) -> int:
+        """Memories with a vector in either space."""
+        return int(db.execute(f"SELECT count(*) FROM (SELECT rowid FROM {self.new.table} "
+                              f"UNION SELECT rowid FROM {self.old.table})").fetchone()[0])
+
+    def _in_new(self, db: apsw.Connection, rowids: list[int]) -> set[int]:
+        return set(self.new.vectors(db, rowids)) if self.has_new else set()
+
+    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        qnew, qold = self._split(vector)
+        hits: dict[int, float] = {}
+        if self.has_new and qnew.any():
+            hits.update(self.new.nearest(db, qnew, k))
+        if self.has_old and qold.any():
+            hits.update(self._old_only(db, qold, k))
+        return sorted(hits.items(), key=lambda item: -item[1])[:k]
+
+    def _old_only(self, db: apsw.Connection, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k best old-space hits among memories not yet re-embedded."""
+        if not self.has_new:
+            return self.old.nearest(db, query, k)  # this process scores everything in the old space
+        row = db.execute("SELECT cursor FROM model_switch").fetchone()
+        if row is None:
+            return []  # the switch just finished; the next operation reloads the parts
+        ahead = [r for (r,) in db.execute(
+            "SELECT rowid FROM memories WHERE rowid > ? AND layer != 'working' LIMIT ?", (row[0], EXACT_OLD + 1))]
+        if len(ahead) <= EXACT_OLD:
+            # Late in a switch few memories are left: score them exactly rather than search the whole
+            # old index and throw most of its hits away.
+            found = self.old.vectors(db, ahead)
+            scored = [(r, float(v @ query)) for r, v in found.items()]
+            return sorted(scored, key=lambda item: -item[1])[:k]
+        want = k
+        while True:  # early in a switch most old hits are still old-only: ask for more until k remain
+            hits = self.old.nearest(db, query, want)
+            moved = self._in_new(db, [r for r, _ in hits])
+            kept = [(r, s) for r, s in hits if r not in moved]
+            if len(kept) >= k or len(hits) < want:
+                return kept[:k]
+            want *= 4
+
+    def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
+        """Joint vectors with only the memory's own block filled."""
+        out: dict[int, np.ndarray] = {}
+        new = self.new.vectors(db, rowids) if self.has_new else {}
+        rest = [r for r in rowids if r not in new]
+        old = self.old.vectors(db, rest) if self.has_old and rest else {}
+        for rowid, v in new.items():
+            out[rowid] = np.concatenate([v, np.zeros(self.old.dim, np.float32)])
+        for rowid, v in old.items():
+            out[rowid] = np.concatenate([np.zeros(self.new.dim, np.float32), v])
+        return out
+
+    def prune_log(self, db: apsw.Connection, keep: int = 100_000) -> None:
+        return None  # the re-embedder replays the change log, so it is kept whole during a switch
+
+
+def indexes(vectors: VectorIndex | SwitchingIndex) -> list[VectorIndex]:
+    """The per-model indexes behind the engine's vector index."""
+    return vectors.indexes() if isinstance(vectors, SwitchingIndex) else [vectors]
+
+
+def forget_cached(vectors: VectorIndex | SwitchingIndex) -> None:
+    """Make the in-process caches reload from SQLite: after a rolled-back transaction they may hold
+    vectors that were never committed."""
+    for index in indexes(vectors):
+        index.cache.seq = -1
