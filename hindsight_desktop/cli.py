@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop import __version__, lifecycle_commands
-from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir
+from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir, load_settings
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.mcp import commands as mcp_commands
 
@@ -91,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
         return lifecycle_commands.run(args)
     from hindsight_desktop.core.engine import MemoryEngine
 
-    with MemoryEngine(default_data_dir()) as engine:
+    with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
         handler = COMMANDS[args.command]
         result = handler(engine, args)
     _print(args, result)

@@ -15,7 +15,9 @@ from hindsight_desktop.core.errors import InvalidInput
 
 APP_NAME = "hindsight-desktop"
 DATA_DIR_ENV = "HINDSIGHT_DATA_DIR"
+CONFIG_DIR_ENV = "HINDSIGHT_CONFIG_DIR"
 DB_FILE = "memory.sqlite3"
+SETTINGS_FILE = "settings.json"
 
 
 def default_data_dir() -> Path:
@@ -27,7 +29,16 @@ def default_data_dir() -> Path:
 
 
 def default_config_dir() -> Path:
+    """HINDSIGHT_CONFIG_DIR when set, else the platform's user config folder."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def load_settings() -> Settings:
+    """The settings the person saved in the app, so the CLI and MCP processes follow them too."""
+    return Settings.load(default_config_dir() / SETTINGS_FILE)
 
 
 @dataclass

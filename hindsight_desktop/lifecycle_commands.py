@@ -13,7 +13,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from hindsight_desktop.config import default_data_dir
+from hindsight_desktop.config import default_data_dir, load_settings
 from hindsight_desktop.core.models import LAYERS, STATUSES, MemoryFilter
 
 COMMANDS = ("export", "import", "reflect", "model")
@@ -52,7 +52,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from hindsight_desktop.core.engine import MemoryEngine
 
-    with MemoryEngine(default_data_dir()) as engine:
+    with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
         return HANDLERS[args.command](engine, args)
 
 

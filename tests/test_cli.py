@@ -58,3 +58,15 @@ def test_errors_are_clear_and_exit_non_zero(run):
     bad_date = run("--json", "add", "Remember the date", "--when", "someday", check=False)
     assert bad_date.returncode == 2 and json.loads(bad_date.stderr)["error"].startswith("timestamp")
     assert run("--version").stdout.startswith("hindsight-desktop ")
+
+
+def test_saved_settings_apply_to_the_command_line(run):
+    from hindsight_desktop.config import Settings, default_config_dir
+
+    Settings(paused=True).save(default_config_dir() / "settings.json")
+    try:
+        refused = run("add", "Remember: the settings file is honoured.", check=False)
+        assert refused.returncode == 4 and "paused" in refused.stderr
+    finally:
+        (default_config_dir() / "settings.json").unlink()
+    assert run("add", "Remember: the settings file is honoured.").returncode == 0

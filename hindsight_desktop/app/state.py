@@ -11,9 +11,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.config import Settings, default_config_dir, default_data_dir
+from hindsight_desktop.config import SETTINGS_FILE, Settings, default_config_dir, default_data_dir
 
-SETTINGS_FILE = "settings.json"
 STATE_FILE = "app-state.json"
 
 

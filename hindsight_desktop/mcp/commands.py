@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.config import Settings, default_data_dir
+from hindsight_desktop.config import Settings, default_data_dir, load_settings
 from hindsight_desktop.core.errors import InvalidInput
 
 COMMANDS = ("serve", "mcp", "clients")
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _port(value: int | None) -> int:
-    port = Settings().http_port if value is None else value
+    port = load_settings().http_port if value is None else value
     if not 1 <= port <= 65535:
         raise InvalidInput(f"--port must be between 1 and 65535, got {port}")
     return port
@@ -78,7 +78,7 @@ def _serve(args: argparse.Namespace) -> int:
         registry = ClientRegistry.open(data_dir)
         if not any(c.active for c in registry.list()):
             _warn("no clients yet, so every request will get 401: run `hindsight-desktop clients add NAME`")
-    with MemoryEngine(data_dir) as engine:
+    with MemoryEngine(data_dir, settings=load_settings()) as engine:
         serve_http(engine, sock, registry)
     return 0
 

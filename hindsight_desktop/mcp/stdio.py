@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from hindsight_desktop.config import load_settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
@@ -39,7 +40,7 @@ def stdout_to_stderr() -> Iterator[None]:
 def serve_stdio(data_dir: Path, client: str) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin. Every call acts as `client`."""
     with stdout_to_stderr():
-        engine = MemoryEngine(data_dir)
+        engine = MemoryEngine(data_dir, settings=load_settings())
     try:
         build_server(engine, Identity(local=client)).run("stdio")
     finally:
