@@ -54,6 +54,12 @@ class Settings:
     working_ttl_hours: float = 24.0
     archive_after_days: int = 30
     archive_importance_floor: float = 0.3
+    decay_half_life_days: float = 60.0  # how fast an unused memory's strength halves (events; facts x2)
+    reinforcement_growth: float = 2.0  # a spaced re-use multiplies the half-life by this
+    reinforcement_spacing_days: float = 1.0  # uses closer together than this count once
+    consolidation_similarity: float = 0.85  # repeated episodic statements this alike become one fact
+    consolidation_min_evidence: int = 3
+    maintenance_batch: int = 500  # memories per short transaction; maintenance can stop between batches
     capacity_per_client: int = 0  # 0 = no cap
     idle_minutes: int = 10
     maintenance_every_hours: int = 24
@@ -70,6 +76,10 @@ class Settings:
             raise InvalidInput("duplicate_similarity must be between 0.5 and 1")
         if not 1 <= self.http_port <= 65535:
             raise InvalidInput("http_port must be between 1 and 65535")
+        if self.decay_half_life_days <= 0 or self.reinforcement_growth < 1:
+            raise InvalidInput("decay_half_life_days must be positive and reinforcement_growth at least 1")
+        if not 0.5 <= self.consolidation_similarity <= 1.0 or self.consolidation_min_evidence < 2:
+            raise InvalidInput("consolidation_similarity must be in [0.5, 1] and consolidation_min_evidence >= 2")
         if self.capacity_per_client < 0:
             raise InvalidInput("capacity_per_client must be 0 (no cap) or more")
         return self

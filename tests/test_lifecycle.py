@@ -3,6 +3,7 @@ capacity, bounded batches that stop and resume, and the record of every run."""
 
 from __future__ import annotations
 
+from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.policy import MaintenancePolicy
 
 LEGACY_KEYS = {"expired_working", "archived", "merged", "capacity_archived", "orphan_index_rows", "repaired",
@@ -227,3 +228,17 @@ def test_a_second_process_running_maintenance_is_told_to_wait(engine, embedder, 
     assert inside["report"]["run"] == {"skipped": "another maintenance run is in progress"}
     assert other.reflect()["run"]["status"] == "done"  # free again once the first run ended
     other.close()
+
+
+def test_settings_reach_the_maintenance_policy():
+    from hindsight_desktop.config import Settings
+
+    policy = MaintenancePolicy.from_settings(Settings(decay_half_life_days=10, consolidation_min_evidence=4,
+                                                      maintenance_batch=50))
+    assert (policy.half_life_days, policy.consolidation_min_evidence, policy.batch) == (10, 4, 50)
+    try:
+        Settings(decay_half_life_days=0).validate()
+    except InvalidInput as exc:
+        assert "decay_half_life_days" in str(exc)
+    else:
+        raise AssertionError("a zero half-life was accepted")
