@@ -131,3 +131,13 @@ def test_list_and_count_with_filters(engine, clock):
     assert engine.list(limit=1, offset=1)[0].id == a
     with pytest.raises(InvalidInput, match="status must be among"):
         engine.list(MemoryFilter(statuses=("deleted",)))
+
+
+def test_search_activity_and_most_recalled(filled, clock):
+    engine, ids = filled
+    engine.search("train to work")
+    engine.search("train to work")
+    engine.search("zzzz qqqq", mode="keyword")
+    today = clock.now.date().isoformat()
+    assert engine.search_activity(7) == [{"day": today, "searches": 3, "found": 2}]
+    assert engine.most_recalled(1)[0].id == ids[5]

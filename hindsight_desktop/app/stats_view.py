@@ -6,7 +6,6 @@ paged scan for the most recalled memories, all on a worker.
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,8 +23,6 @@ from hindsight_desktop.core.models import MemoryFilter
 
 WEEKS = 12
 DAYS = 14
-SCAN_CAP = 50_000  # most-recalled looks at this many of the newest memories
-PAGE = 2000
 
 
 @dataclass
@@ -35,7 +32,8 @@ class StatsData:
     daily: list[tuple[str, float]] = field(default_factory=list)  # engine events per day
     client_activity: list[tuple[str, float]] = field(default_factory=list)
     top: list[tuple[str, float]] = field(default_factory=list)  # (first words, times recalled)
-    scanned: int = 0
+    searches: list[tuple[str, float]] = field(default_factory=list)  # searches per day
+    found: list[tuple[str, float]] = field(default_factory=list)  # of which found something
 
 
 def _growth(engine: Any, now: datetime) -> list[tuple[str, float]]:
@@ -55,29 +53,21 @@ def _activity(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list
     return daily, [(name, float(n)) for name, n in clients.most_common(8)]
 
 
-def _most_recalled(engine: Any, progress: Callable[[int, int], None] | None) -> tuple[list[tuple[str, float]], int]:
-    best: list[tuple[int, str, str]] = []
-    scanned = 0
-    while scanned < SCAN_CAP:
-        page = engine.list(MemoryFilter(statuses=("active",)), limit=PAGE, offset=scanned)
-        for m in page:
-            if m.access_count > 0:
-                heapq.heappush(best, (m.access_count, m.id, fmt.one_line(m.content, 60)))
-                if len(best) > 8:
-                    heapq.heappop(best)
-        scanned += len(page)
-        if progress is not None:
-            progress(scanned, 0)
-        if len(page) < PAGE:
-            break
-    return [(text, float(n)) for n, _id, text in sorted(best, reverse=True)], scanned
+def _searches(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    by_day = {row["day"]: row for row in engine.search_activity(DAYS)}
+    days = [(now - timedelta(days=DAYS - 1 - i)).date() for i in range(DAYS)]
+    label = [d.strftime("%d %b").lstrip("0") for d in days]
+    searches = [(label[i], float(by_day.get(d.isoformat(), {}).get("searches", 0))) for i, d in enumerate(days)]
+    found = [(label[i], float(by_day.get(d.isoformat(), {}).get("found", 0))) for i, d in enumerate(days)]
+    return searches, found
 
 
 def gather(engine: Any, progress: Callable[[int, int], None] | None = None) -> StatsData:
     now = datetime.now(UTC)
     data = StatsData(totals=engine.stats(), growth=_growth(engine, now))
     data.daily, data.client_activity = _activity(engine, now)
-    data.top, data.scanned = _most_recalled(engine, progress)
+    data.top = [(fmt.one_line(m.content, 60), float(m.access_count)) for m in engine.most_recalled(8)]
+    data.searches, data.found = _searches(engine, now)
     return data
 
 
@@ -96,15 +86,15 @@ class StatsWindow(QWidget):
         self.growth, self.daily = ColumnChart("New memories per week"), ColumnChart("Activity per day (writes, edits, forgets)")
         self.clients, self.client_activity = BarChart("Memories per client"), BarChart("Recent activity per client")
         self.top = BarChart("Most recalled")
+        self.searches = ColumnChart("Searches per day")
         tiles = QHBoxLayout()
         for tile in self.tiles.values():
             tiles.addWidget(tile)
         grid = QGridLayout()
         grid.setSpacing(12)
         for i, chart in enumerate((self.layers, self.statuses, self.growth, self.daily, self.clients,
-                                   self.client_activity)):
+                                   self.client_activity, self.searches, self.top)):
             grid.addWidget(chart, i // 2, i % 2)
-        grid.addWidget(self.top, 3, 0, 1, 2)
         self.footer = QLabel()
         self.footer.setWordWrap(True)
         body = QWidget()
@@ -143,5 +133,9 @@ class StatsWindow(QWidget):
         self.daily.set_items(data.daily)
         self.clients.set_items([(k, float(v)) for k, v in sorted(t["by_client"].items(), key=lambda kv: -kv[1])[:8]])
         self.client_activity.set_items(data.client_activity)
-        self.top.set_items(data.top, note=f"times recalled, among the newest {data.scanned:,} active memories")
+        self.top.set_items(data.top, note="times recalled")
+        found = sum(v for _, v in data.found)
+        asked = sum(v for _, v in data.searches)
+        self.searches.set_items(data.searches, note=(f"{found:.0f} of {asked:.0f} found something in {DAYS} days"
+                                                     if asked else "no searches yet"))
         self.footer.setText(f"Model {t['model']} · {fmt.count(t['vectors'], 'vector')} · database {t['database']}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -349,6 +349,23 @@ class MemoryEngine:
             "searches": searches, "hit_rate": round(hits / searches, 4) if searches else None,
             "database": str(self.store.path),
         }
+
+    def search_activity(self, days: int = 14) -> list[dict[str, Any]]:
+        """Searches per UTC day over the last `days` days and how many found something (the hit rate)."""
+        days = validate.positive_int(days, "days", high=3660)
+        since = to_db(self.clock() - timedelta(days=days))
+        with self.store.read() as db:
+            rows = db.execute("SELECT substr(at, 1, 10), count(*), sum(hits > 0) FROM searches WHERE at >= ? "
+                              "GROUP BY 1 ORDER BY 1", (since,)).fetchall()
+        return [{"day": day, "searches": n, "found": int(found)} for day, n, found in rows]
+
+    def most_recalled(self, limit: int = 8) -> list[Memory]:
+        """Active memories recalled most often, most first."""
+        limit = validate.positive_int(limit, "limit", high=1000)
+        with self.store.read() as db:
+            rows = db.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' "
+                              "AND m.access_count > 0 ORDER BY m.access_count DESC, m.rowid LIMIT ?", (limit,))
+            return [memory_from_row(r) for r in rows]
 
     def close(self) -> None:
         self.store.close()
