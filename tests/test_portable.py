@@ -107,6 +107,13 @@ def test_a_filtered_export_carries_only_links_between_exported_memories(filled, 
     assert data["filters"]["statuses"] == ["active"]
 
 
+def test_an_export_of_the_selection_holds_only_those_memories(filled, engine):
+    chosen = [filled["sister"], filled["passport"]]
+    data = json.loads(_dump(engine, ids=chosen))
+    assert sorted(m["id"] for m in data["memories"]) == sorted(chosen)
+    assert [(link["source_id"], link["target_id"]) for link in data["links"]] == [tuple(chosen)]
+
+
 def test_export_to_a_file_is_atomic_and_progress_is_reported(filled, engine, tmp_path):
     path = tmp_path / "out.jsonl"
     path.write_text("the previous export\n")

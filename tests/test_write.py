@@ -120,3 +120,15 @@ def test_paused_memory_refuses_writes_but_reads(engine, tmp_path, embedder):
     other.set_paused(False)
     assert engine.write("Remember: something new").stored
     other.close()
+
+
+def test_new_settings_apply_at_once(engine):
+    from dataclasses import replace
+
+    assert not engine.write("lol ok", client="a").stored
+    engine.apply_settings(replace(engine.settings, write_threshold=0.0, recall_half_life_days=3.0))
+    assert engine.write("hmm sure", client="a").stored
+    assert engine.parts.settings.recall_half_life_days == 3.0
+    with pytest.raises(InvalidInput, match="threshold"):
+        engine.apply_settings(replace(engine.settings, write_threshold=2.0))
+    assert engine.settings.write_threshold == 0.0  # a refused change leaves everything as it was

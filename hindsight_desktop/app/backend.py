@@ -20,10 +20,9 @@ if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, neve
     from hindsight_desktop.mcp.http_server import HttpServer
 
 # Settings the engine reads each time it uses them, so changing them needs no restart.
-LIVE_ENGINE_FIELDS = ("recall_half_life_days", "duplicate_similarity", "working_ttl_hours",
-                      "archive_after_days", "archive_importance_floor", "capacity_per_client")
-# Settings the engine reads once when it opens (the write gate and the model): they apply at next start.
-RESTART_FIELDS = ("write_threshold", "signal_weights", "embedding_model")
+# Nothing waits for a restart any more: the engine takes new settings at once and a new model is
+# switched to by re-embedding on a worker. Kept as a hook for settings that may need it later.
+RESTART_FIELDS: tuple[str, ...] = ()
 
 
 @dataclass
@@ -154,13 +153,27 @@ class Backend(QObject):
         """Use new settings now where the engine allows it; returns the fields that wait for a restart."""
         old, self.settings = self.settings, settings
         if self.engine is not None:
-            for name in LIVE_ENGINE_FIELDS:
-                setattr(self.engine.settings, name, getattr(settings, name))
+            self.engine.apply_settings(settings)
+            if settings.embedding_model != old.embedding_model:
+                self.switch_model(settings.embedding_model)
         waiting = [f.name for f in fields(Settings)
                    if f.name in RESTART_FIELDS and getattr(old, f.name) != getattr(settings, f.name)]
         if settings.http_port != old.http_port and self.engine is not None and self.serve:
             self.restart_server()
         return waiting
+
+    def switch_model(self, path: str | None) -> Task:
+        """Switch to another GGUF model (None: the packaged default) and re-embed every memory on a
+        worker; recall keeps working meanwhile, and an interrupted switch resumes at next start."""
+
+        def switch(engine: Any, progress: Callable[[int, int], None] | None = None) -> Any:
+            from hindsight_desktop.core.default_model import ensure_default_model
+
+            target = path or ensure_default_model(engine.data_dir / "models")
+            engine.use_model(target)
+            return engine.reembed(progress=progress)
+
+        return self.call(switch, name="re-embed", progress=True)
 
     def restart_server(self) -> Task:
         """Stop the HTTP server and start it again on the port in the settings (on a worker)."""

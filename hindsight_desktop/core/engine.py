@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -121,6 +121,16 @@ class MemoryEngine:
     def reembed_in_background(self, progress: reembed.Progress | None = None) -> reembed.ReembedJob:
         """The re-embed on a worker thread; `job.stop()` stops it at the next batch, `job.join()` waits."""
         return reembed.ReembedJob(self.reembed, progress)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings at once (write gate, recall, decay, capacity, pause). The embedding model is
+        not among them: a model change means re-embedding, which `use_model` starts."""
+        settings.validate()
+        self.parts.scorer.retune(dict(settings.signal_weights), settings.write_threshold)
+        for item in fields(Settings):
+            if item.name != "embedding_model":
+                # In place: the parts (and parts rebuilt after a model switch) share this object.
+                setattr(self.settings, item.name, getattr(settings, item.name))
 
     # ---- writing -------------------------------------------------------------------------------
     def write(self, content: str, *, client: str = PERSON, type: str | None = None,

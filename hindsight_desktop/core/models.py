@@ -172,6 +172,7 @@ class MemoryFilter:
     until: datetime | None = None
     pinned: bool | None = None
     viewer: str | None = None  # a client: other clients' private memories stay hidden
+    ids: tuple[str, ...] = ()  # only these memories (an export of the selection)
 
     def sql(self) -> tuple[str, list[Any]]:
         """A WHERE clause over the memories table aliased `m`, with its arguments."""
@@ -194,6 +195,9 @@ class MemoryFilter:
         if self.pinned is not None:
             clauses.append("m.pinned = ?")
             args.append(int(self.pinned))
+        if self.ids:
+            clauses.append(f"m.id IN ({','.join('?' * len(self.ids))})")
+            args.extend(self.ids)
         if self.viewer is not None:
             clauses.append("(m.scope = 'shared' OR m.client = ?)")
             args.append(self.viewer)

@@ -38,10 +38,11 @@ Progress = Callable[[int, int], None]
 
 def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.PathLike[str] | IO[str],
                     filters: MemoryFilter | None = None, progress: Progress | None = None, *,
-                    embeddings: bool = False) -> dict[str, Any]:
-    """Write every memory (or those `filters` selects) to a file, atomically, or to an open text stream.
-
-    `progress(done, total)` is called as memories are written. Returns what was written."""
+                    embeddings: bool = False, ids: list[str] | None = None) -> dict[str, Any]:
+    """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
+    text stream. `progress(done, total)` is called as memories are written. Returns what was written."""
+    if ids:
+        filters = dataclasses.replace(filters or MemoryFilter(), ids=tuple(ids))
     fmt = (fmt or "").strip().lower()
     if fmt == "markdown":
         fmt = "md"

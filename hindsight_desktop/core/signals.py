@@ -300,6 +300,11 @@ class WriteScorer:
         self._prototypes: tuple[np.ndarray, np.ndarray] | None = None
         self._lock = threading.Lock()
 
+    def retune(self, weights: dict[str, float] | None, threshold: float) -> None:
+        """New weights and threshold, checked before either changes; the cached prototypes stay."""
+        checked_weights, checked_threshold = _check_weights(weights), _unit(threshold, "threshold")
+        self.weights, self.threshold = checked_weights, checked_threshold
+
     def classify(self, text: str) -> tuple[str, str]:
         """(type, layer) of a text; an explicit "remember that…" wrapper does not change the type."""
         kind = _read(self._text(text)[:_RULES_CHARS]).kind()
