@@ -32,7 +32,7 @@ class RecallWeights:
     entity: float = 0.10
     recency: float = 0.04
     access: float = 0.02
-    importance: float = 0.04
+    importance: float = 0.08
     link: float = 0.30  # share of a linked top hit's score passed on (damped spreading)
     spread_from: int = 5  # how many of the strongest hits pass score on to their links
     pinned_bonus: float = 0.03
