@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop import __version__, lifecycle_commands
+from hindsight_desktop import __version__, doctor_commands, lifecycle_commands
 from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir, load_settings
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.mcp import commands as mcp_commands
@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("stats", help="counts, hit rate, model")
     mcp_commands.add_parsers(sub)  # serve, mcp, clients
     lifecycle_commands.add_parsers(sub)  # export, import, reflect, model
+    doctor_commands.add_parsers(sub)  # doctor, why
     sub.add_parser("app", help="start the desktop app: tray, timeline, MCP server (also: no command at all)")
     return parser
 
@@ -89,6 +90,8 @@ def _run(args: argparse.Namespace) -> int:
         return mcp_commands.run(args)
     if args.command in lifecycle_commands.COMMANDS:
         return lifecycle_commands.run(args)
+    if args.command in doctor_commands.COMMANDS:
+        return doctor_commands.run(args)
     from hindsight_desktop.core.engine import MemoryEngine
 
     with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:

@@ -57,7 +57,7 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
-def _match_expression(terms: list[str]) -> str:
+def match_expression(terms: list[str]) -> str:
     # Each term quoted so FTS5 syntax characters in user text are literal.
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
@@ -96,7 +96,7 @@ def search(db: apsw.Connection, query: str, k: int) -> list[tuple[int, float]]:
     if terms:
         rows = db.execute(
             "SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
-            (_match_expression(terms), k),
+            (match_expression(terms), k),
         )
         hits = {int(rowid): -float(score) for rowid, score in rows}
     for run in _CJK_RUN.findall(query):

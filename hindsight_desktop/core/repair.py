@@ -17,7 +17,8 @@ from hindsight_desktop.core import keyword, spaces
 from hindsight_desktop.core.passes import RunContext
 from hindsight_desktop.core.timeutil import from_db
 
-_LONG_TERM = "SELECT rowid FROM memories WHERE layer != 'working'"
+# The rowids that belong in the keyword and vector indexes (working memory is never indexed).
+LONG_TERM_ROWIDS = "SELECT rowid FROM memories WHERE layer != 'working'"
 
 
 def repair_pass(ctx: RunContext) -> Iterator[None]:
@@ -37,15 +38,15 @@ def _remove_orphans(ctx: RunContext) -> Iterator[None]:
     indexes = [] if ctx.switching else spaces.indexes(ctx.parts.vectors)
     with store.read() as db:
         vector_orphans = [(index, r) for index in indexes
-                          for (r,) in db.execute(f"SELECT rowid FROM {index.table} WHERE rowid NOT IN ({_LONG_TERM})")]
-        fts_orphans = [r for (r,) in db.execute(f"SELECT rowid FROM fts_words WHERE rowid NOT IN ({_LONG_TERM})")]
+                          for (r,) in db.execute(f"SELECT rowid FROM {index.table} WHERE rowid NOT IN ({LONG_TERM_ROWIDS})")]
+        fts_orphans = [r for (r,) in db.execute(f"SELECT rowid FROM fts_words WHERE rowid NOT IN ({LONG_TERM_ROWIDS})")]
     work: list[tuple[Callable[[apsw.Connection, int], int], int]] = [
         *((index.delete, r) for index, r in vector_orphans), *((keyword.delete, r) for r in fts_orphans)]
     for start in range(0, len(work), batch):
         with store.write() as db:
             for delete, rowid in work[start:start + batch]:
                 # Checked again inside the transaction: a write may have reused the rowid since.
-                if db.execute(f"{_LONG_TERM} AND rowid = ?", (rowid,)).fetchone() is None and delete(db, rowid):
+                if db.execute(f"{LONG_TERM_ROWIDS} AND rowid = ?", (rowid,)).fetchone() is None and delete(db, rowid):
                     ctx.count("orphan_index_rows")
         yield
 
