@@ -36,7 +36,7 @@ def test_coarse_pass_finds_the_true_neighbours(tmp_path):
             found = {rowid for rowid, _ in index.nearest(db, q, 10)}
             overlap.append(len(exact & found) / 10)
             best_rowid, best_sim = index.nearest(db, q, 1)[0]
-            assert abs(best_sim - float(data[best_rowid - 1] @ q)) < 1e-2  # exact rescoring, float16 error only
+            assert abs(best_sim - float(data[best_rowid - 1] @ q)) < 1e-2  # exact rescoring, int8 error only
     assert np.mean(overlap) >= 0.95
     store.close()
 

@@ -20,6 +20,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # llama.cpp's BERT graph needs a whole sequence in one micro-batch; 512 is the model's context.
 _CONTEXT = 512
 _GGUF_MAGIC = b"GGUF"
+EMBED_GROUP = 4
 
 
 class Embedder:
@@ -60,8 +61,12 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Empty strings would embed only [CLS][SEP]; a space keeps shapes uniform and harmless.
         cleaned = [t if t.strip() else " " for t in texts]
+        rows: list = []
         with self._lock:
-            rows = self._llm.embed(cleaned, normalize=False, truncate=True)
+            # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
+            # sequence at once (+48 MB for 77 texts), and measured slower per text than small groups.
+            for start in range(0, len(cleaned), EMBED_GROUP):
+                rows.extend(self._llm.embed(cleaned[start:start + EMBED_GROUP], normalize=False, truncate=True))
         vectors = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
