@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.core.errors import HindsightError
-
 
 @dataclass
 class Setup:
@@ -21,15 +19,8 @@ class Setup:
 
 def token_for(registry: Any, name: str) -> tuple[str, str | None]:
     """The client's token, creating the client when it has none yet; plus a warning to show, if any."""
-    record = registry.table.get(name)
-    if record is None or not record.active:
-        token, saved = registry.add(name, rotate=record is not None)
-        return token, saved.warning
-    token = registry.token(name)
-    if token is None:
-        raise HindsightError(f"the token of {name!r} is no longer in the keyring or the token file; "
-                             f"give it a new token in Settings → Clients")
-    return token, None
+    token, saved = registry.ensure_token(name)
+    return token, saved.warning if saved is not None else None
 
 
 def target(registry: Any, data_dir: Path, port: int, kind_key: str, name: str | None = None) -> tuple[Any, Any, str | None]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.clients import ClientRecord, ClientTable, client_name
+from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.store import Store, utcnow
 
 TOKEN_PREFIX = "hsd_"
@@ -158,6 +159,18 @@ class ClientRegistry:
         token = new_token()
         self.table.add(name, token_hash(token), utcnow(), replace=rotate)
         return token, self.vault.save(name, token)
+
+    def ensure_token(self, name: str) -> tuple[str, Saved | None]:
+        """The client's token, creating the client (or a fresh token for a revoked one) when needed.
+        The `Saved` record is returned only when a token was minted, so callers can say where it went."""
+        record = self.table.get(name)
+        if record is None or not record.active:
+            return self.add(name, rotate=record is not None)
+        token = self.token(name)
+        if token is None:
+            raise InvalidInput(f"the token of {name!r} is no longer in the keyring or the token file; give it a "
+                               f"new one (`hindsight-desktop clients add {name} --rotate`, or Settings → Clients)")
+        return token, None
 
     def revoke(self, name: str) -> ClientRecord:
         record = self.table.revoke(name, utcnow())

@@ -150,17 +150,10 @@ def _target(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _token_for(name: str) -> str:
-    registry = _registry()
-    record = registry.table.get(name)
-    if record is None or not record.active:
-        token, saved = registry.add(name, rotate=record is not None)
+    token, saved = _registry().ensure_token(name)
+    if saved is not None:
         extra = f"; {saved.warning}" if saved.warning else ""
         _warn(f"created client {name!r} (token kept in {saved.where}){extra}")
-        return token
-    token = registry.token(name)
-    if token is None:
-        raise InvalidInput(f"the token of {name!r} is not in the keyring or token file any more; "
-                           f"run `hindsight-desktop clients add {name} --rotate` for a new one")
     return token
 
 
