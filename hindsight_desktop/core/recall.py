@@ -14,8 +14,8 @@ import numpy as np
 from hindsight_desktop.core import keyword
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities
-from hindsight_desktop.core.models import Memory, SearchHit
-from hindsight_desktop.core.rows import MEMORY_COLUMNS, memory_from_row, visible_clause
+from hindsight_desktop.core.models import Memory, MemoryFilter, SearchHit
+from hindsight_desktop.core.rows import MEMORY_COLUMNS, memory_from_row
 
 MODES = ("hybrid", "vector", "keyword")
 CANDIDATE_POOL = 100
@@ -132,29 +132,12 @@ def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[i
 def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidate]:
     if not rowids:
         return {}
-    clauses = ["m.layer != 'working'"]
-    args: list = []
     statuses = ("active", "superseded", "archived") if q.deep else ("active", "superseded")
-    clauses.append(f"m.status IN ({','.join('?' * len(statuses))})")
-    args.extend(statuses)
-    where, vis_args = visible_clause(q.client)
-    clauses.append(where)
-    args.extend(vis_args)
-    if q.layers:
-        clauses.append(f"m.layer IN ({','.join('?' * len(q.layers))})")
-        args.extend(q.layers)
-    if q.types:
-        clauses.append(f"m.type IN ({','.join('?' * len(q.types))})")
-        args.extend(q.types)
-    if q.since:
-        clauses.append("m.occurred_at >= ?")
-        args.append(_db_time(q.since))
-    if q.until:
-        clauses.append("m.occurred_at <= ?")
-        args.append(_db_time(q.until))
-    if q.written_by:
-        clauses.append("m.client = ?")
-        args.append(q.written_by)
+    where, args = MemoryFilter(
+        layers=q.layers or (), types=q.types or (), written_by=(q.written_by,) if q.written_by else (),
+        statuses=statuses, since=q.since, until=q.until, viewer=q.client,
+    ).sql()
+    clauses = ["m.layer != 'working'", where]  # working memory never enters long-term recall
     out: dict[int, Candidate] = {}
     ids = list(rowids)
     for start in range(0, len(ids), 500):
@@ -164,12 +147,6 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
         for row in db.execute(sql, (*chunk, *args)):
             out[row[0]] = Candidate(rowid=row[0], memory=memory_from_row(row))
     return out
-
-
-def _db_time(value: datetime) -> str:
-    from hindsight_desktop.core.timeutil import to_db
-
-    return to_db(value)
 
 
 def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate],
