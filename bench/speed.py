@@ -1,16 +1,20 @@
 """Write and recall latency at 1k, 10k and 100k memories through the real engine, plus peak RSS.
 
-    python bench/speed.py [--sizes 1000,10000,100000] [--samples 200] [--json]
+    python bench/speed.py [--sizes 1000,10000,100000] [--samples 200] [--store DIR] [--json]
 
 Memories are generated sentences (names, places, numbers, dates) so keyword and vector indexes see
 realistic variety. The store is filled through the engine's own write path (history-import mode,
 so every item is kept); latencies are then measured on fresh writes and searches at each size.
 Medians and 95th percentiles, since this machine is noisy.
+
+Filling 100k memories takes about half an hour here; `--store DIR` keeps the filled store in DIR
+and, on a later run, tops it up only to the next size, so a change can be re-measured in minutes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import resource
@@ -19,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from hindsight_desktop.core.default_model import ensure_default_model
@@ -125,16 +130,27 @@ def measure_fresh_process(tmp: Path, samples: int) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@contextlib.contextmanager
+def _workdir(store: Path | None) -> Iterator[str]:
+    if store is None:
+        with tempfile.TemporaryDirectory(prefix="hindsight-speed-") as tmp:
+            yield tmp
+        return
+    store.mkdir(parents=True, exist_ok=True)
+    yield str(store)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--store", type=Path, help="keep (and reuse) the filled store in this folder")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
     rng = random.Random(7)
     results = []
-    with tempfile.TemporaryDirectory(prefix="hindsight-speed-") as tmp:
+    with _workdir(args.store) as tmp:
         # Convert the model in a child process: a one-time first-run cost that would otherwise
         # dominate this process's peak RSS.
         models = Path(tmp) / "models"
@@ -143,12 +159,14 @@ def main(argv: list[str] | None = None) -> int:
                         str(models)], check=True)
         embedder = load_embedder(ensure_default_model(models))
         with MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
-            have = 0
+            have = engine.count()
             for size in sizes:
+                if have > size and size != sizes[-1]:  # a kept store is already past this size
+                    continue
                 started = time.perf_counter()
-                fill(engine, rng, size - have)
-                have = size
-                row = {"memories": size, "fill_seconds": round(time.perf_counter() - started, 1)}
+                fill(engine, rng, max(0, size - have))
+                have = max(have, size)
+                row = {"memories": have, "fill_seconds": round(time.perf_counter() - started, 1)}
                 row.update(measure(engine, rng, args.samples))
                 have += args.samples  # the measured writes stay in the store
                 results.append(row)

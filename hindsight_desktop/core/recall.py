@@ -14,8 +14,9 @@ import numpy as np
 from hindsight_desktop.core import keyword
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities
-from hindsight_desktop.core.models import Memory, MemoryFilter, SearchHit
-from hindsight_desktop.core.rows import MEMORY_COLUMNS, memory_from_row
+from hindsight_desktop.core.models import MemoryFilter, SearchHit
+from hindsight_desktop.core.rows import load_memories
+from hindsight_desktop.core.timeutil import from_db
 
 MODES = ("hybrid", "vector", "keyword")
 CANDIDATE_POOL = 100
@@ -43,6 +44,16 @@ class RecallWeights:
 
 
 @dataclass
+class Ranked:
+    """A scored candidate; it becomes a SearchHit (with the full memory) only if it makes the cut."""
+
+    cand: Candidate
+    relevance: float
+    recency: float
+    access: float
+
+
+@dataclass
 class Query:
     text: str
     limit: int = 5
@@ -56,10 +67,21 @@ class Query:
     mode: str = "hybrid"
 
 
+# Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
+# reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
+CANDIDATE_COLUMNS = "m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, m.occurred_at, m.access_count"
+
+
 @dataclass
 class Candidate:
     rowid: int
-    memory: Memory
+    id: str
+    importance: float
+    pinned: bool
+    status: str
+    superseded_by: str | None
+    occurred_at: datetime
+    access_count: int
     vector: float = 0.0
     keyword: float = 0.0
     entity: float = 0.0
@@ -91,12 +113,13 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
         if q.mode == "hybrid":
             _spread_links(parts, db, cands, q, w, qvec, now)
-    if q.mode == "hybrid":
-        cands = {r: c for r, c in cands.items() if _has_evidence(c, w)}
-    hits = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
-    hits.sort(key=lambda h: -h.relevance)
-    _rank_superseded_below_successors(hits)
-    hits = hits[: q.limit]
+            cands = {r: c for r, c in cands.items() if _has_evidence(c, w)}
+        ranked = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
+        ranked.sort(key=lambda r: -r.relevance)
+        _rank_superseded_below_successors(ranked)
+        ranked = ranked[: q.limit]
+        memories = load_memories(db, [r.cand.rowid for r in ranked])
+    hits = [SearchHit(memory=memories[r.cand.rowid], relevance=r.relevance, scores=_explain(r)) for r in ranked]
     for i, hit in enumerate(hits, 1):
         hit.rank = i
     return hits
@@ -142,10 +165,13 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
     ids = list(rowids)
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        sql = (f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))}) "
+        sql = (f"SELECT {CANDIDATE_COLUMNS} FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))}) "
                f"AND {' AND '.join(clauses)}")
-        for row in db.execute(sql, (*chunk, *args)):
-            out[row[0]] = Candidate(rowid=row[0], memory=memory_from_row(row))
+        for rowid, mid, importance, pinned, status, successor, occurred_at, access_count in db.execute(
+                sql, (*chunk, *args)):
+            out[rowid] = Candidate(rowid=rowid, id=mid, importance=float(importance), pinned=bool(pinned),
+                                   status=status, superseded_by=successor, occurred_at=from_db(occurred_at),
+                                   access_count=int(access_count))
     return out
 
 
@@ -162,17 +188,19 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
     """Memories linked to the strongest hits inherit a damped share of their score."""
     for c in cands.values():
         c.base = _content_score(c, w)
-    top = sorted(cands.values(), key=lambda c: -c.base)[: w.spread_from]
-    by_id = {c.memory.id: c for c in cands.values()}
+    top = {c.id: c.base for c in sorted(cands.values(), key=lambda c: -c.base)[: w.spread_from]}
+    by_id = {c.id: c for c in cands.values()}
     spread: dict[str, float] = {}
-    for c in top:
-        rows = db.execute(
-            "SELECT target_id, strength FROM relations WHERE source_id = ? AND type != 'supersedes' "
-            "UNION ALL SELECT source_id, strength FROM relations WHERE target_id = ? AND type != 'supersedes'",
-            (c.memory.id, c.memory.id),
-        )
-        for other, strength in rows:
-            spread[other] = max(spread.get(other, 0.0), c.base * float(strength))
+    marks = ",".join("?" * len(top))
+    rows = db.execute(
+        f"SELECT source_id, target_id, strength FROM relations WHERE source_id IN ({marks}) "
+        f"AND type != 'supersedes' UNION ALL SELECT source_id, target_id, strength FROM relations "
+        f"WHERE target_id IN ({marks}) AND type != 'supersedes'", (*top, *top))
+    for source, target, strength in rows:
+        # Both directions: a hit passes score to what it links to and to what links to it.
+        for hit, other in ((source, target), (target, source)):
+            if hit in top:
+                spread[other] = max(spread.get(other, 0.0), top[hit] * float(strength))
     new_ids = [mid for mid in spread if mid not in by_id]
     if new_ids:
         rows = db.execute(
@@ -185,7 +213,7 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
             c.vector = max(0.0, c.vector)
             c.base = _content_score(c, w)
         cands.update(added)
-        by_id.update({c.memory.id: c for c in added.values()})
+        by_id.update({c.id: c for c in added.values()})
     for mid, value in spread.items():
         if mid in by_id:
             by_id[mid].link = value
@@ -199,39 +227,43 @@ def _content_score(c: Candidate, w: RecallWeights) -> float:
     return w.vector * c.vector + w.keyword * c.keyword + w.entity * c.entity
 
 
-def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_days: float) -> SearchHit:
-    m = c.memory
-    age_days = max(0.0, (now - m.occurred_at).total_seconds() / 86400)
+def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_days: float) -> Ranked:
+    age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
     recency = math.exp(-math.log(2) * age_days / half_life_days)
-    access = min(1.0, math.log1p(m.access_count) / math.log1p(50))
-    scores = {
-        "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
-        "recency": round(recency, 4), "link": round(c.link, 4), "access": round(access, 4),
-        "importance": round(m.importance, 4), "pinned": 1.0 if m.pinned else 0.0,
-    }
+    access = min(1.0, math.log1p(c.access_count) / math.log1p(50))
     if mode == "vector":
         relevance = c.vector
     elif mode == "keyword":
         relevance = c.keyword
     else:
         relevance = (_content_score(c, w) + w.link * c.link + w.recency * recency + w.access * access
-                     + w.importance * m.importance + (w.pinned_bonus if m.pinned else 0.0))
-        if m.status == "superseded":
+                     + w.importance * c.importance + (w.pinned_bonus if c.pinned else 0.0))
+        if c.status == "superseded":
             relevance *= w.superseded_factor
-    return SearchHit(memory=m, relevance=relevance, scores=scores)
+    return Ranked(cand=c, relevance=relevance, recency=recency, access=access)
 
 
-def _rank_superseded_below_successors(hits: list[SearchHit]) -> None:
+def _explain(r: Ranked) -> dict[str, float]:
+    """Every signal's score for one result, the "why" shown to people and assistants."""
+    c = r.cand
+    return {
+        "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
+        "recency": round(r.recency, 4), "link": round(c.link, 4), "access": round(r.access, 4),
+        "importance": round(c.importance, 4), "pinned": 1.0 if c.pinned else 0.0,
+    }
+
+
+def _rank_superseded_below_successors(ranked: list[Ranked]) -> None:
     """A superseded memory never outranks the memory that replaced it."""
-    position = {h.memory.id: i for i, h in enumerate(hits)}
+    position = {r.cand.id: i for i, r in enumerate(ranked)}
     moved = True
     while moved:
         moved = False
-        for i, hit in enumerate(hits):
-            successor = hit.memory.superseded_by
+        for i, item in enumerate(ranked):
+            successor = item.cand.superseded_by
             if successor in position and position[successor] > i:
-                hits.insert(position[successor], hits.pop(i))
-                position = {h.memory.id: j for j, h in enumerate(hits)}
+                ranked.insert(position[successor], ranked.pop(i))
+                position = {r.cand.id: j for j, r in enumerate(ranked)}
                 moved = True
                 break
 

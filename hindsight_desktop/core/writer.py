@@ -20,12 +20,15 @@ from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities, fact_key, redact_secrets
 from hindsight_desktop.core.models import Entity, WriteResult
 from hindsight_desktop.core.rows import log_event, visible_clause
-from hindsight_desktop.core.timeutil import parse_when, to_db
+from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 
 # Entity kinds that make two memories "about the same thing" for auto-links and exact matching.
 LINKING_KINDS = ("person", "place", "org", "code", "email", "phone", "url")
 SIMILAR_LINK = 0.80
 MAX_ENTITY_LINKS = 5
+# Entity links are chosen among this many latest-written memories naming the entity: a name in 10k
+# memories must not cost a 10k-row sort on every write.
+ENTITY_LINK_WINDOW = 50
 SESSION_LINK_STRENGTHS = (1.0, 0.7, 0.4)
 
 
@@ -239,12 +242,16 @@ def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[E
     for entity in entities:
         if entity.kind not in LINKING_KINDS:
             continue
+        # Walks the (value, kind, rowid) key backwards, so it stops after the window, however common
+        # the entity; of those, the ones closest in time to this memory are its neighbours.
         rows = db.execute(
-            "SELECT m.id FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
-            "WHERE e.value = ? AND e.kind = ? AND m.rowid != ? AND m.status = 'active' "
-            "ORDER BY m.occurred_at DESC LIMIT ?", (entity.value, entity.kind, rowid, MAX_ENTITY_LINKS),
-        )
-        for (other,) in rows:
+            "SELECT m.id, m.occurred_at FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
+            "WHERE e.value = ? AND e.kind = ? AND e.memory_rowid != ? AND m.status = 'active' "
+            "ORDER BY e.memory_rowid DESC LIMIT ?", (entity.value, entity.kind, rowid, ENTITY_LINK_WINDOW),
+        ).fetchall()
+        when = occurred.timestamp()
+        rows.sort(key=lambda r: abs(from_db(r[1]).timestamp() - when))
+        for other, _ in rows[:MAX_ENTITY_LINKS]:
             key = (other, "shares_entity")
             links[key] = min(1.0, links.get(key, 0.0) + 0.5)
     if req.session_id:
