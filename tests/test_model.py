@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from hindsight_desktop.core.default_model import DEFAULT_MODEL_FILE, ensure_default_model
+from hindsight_desktop.core.default_model import DEFAULT_MODEL_FILE, ensure_default_model, sha256_file
 from hindsight_desktop.core.embedder import Embedder, load_embedder
 from hindsight_desktop.core.errors import ModelError
 
@@ -18,6 +18,13 @@ def test_conversion_is_checksummed_and_reused(model_dir):
     stamp = path.stat().st_mtime_ns
     assert ensure_default_model(model_dir).stat().st_mtime_ns == stamp  # checksum matched: not rebuilt
     assert (model_dir / (DEFAULT_MODEL_FILE + ".sha256")).read_text().split()[0]
+
+
+def test_conversion_is_reproducible(model_dir, tmp_path):
+    """The same weights must give the same file: its checksum is part of the model id, and a new id
+    would make every stored vector look like another model's (a needless full re-embed)."""
+    again = ensure_default_model(tmp_path)
+    assert sha256_file(again) == sha256_file(ensure_default_model(model_dir))
 
 
 def test_corrupt_model_file_is_rebuilt(tmp_path):

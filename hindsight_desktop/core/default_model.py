@@ -232,7 +232,9 @@ def convert_minilm(zip_path: Path, target: Path) -> None:
         writer.add_add_bos_token(True)
         writer.add_add_eos_token(True)
 
-        for hf_name, array in weights.items():
+        # In name order: the archive's tensor order is not stable between loads, and the same weights
+        # must always give the same file (its checksum is part of the model id; a new id means re-embedding).
+        for hf_name, array in sorted(weights.items(), key=lambda item: item[0]):
             if hf_name.startswith("pooler.") or hf_name.endswith("position_ids"):
                 continue  # sentence-transformers pools the token states itself
             gguf_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
