@@ -99,3 +99,15 @@ def test_identity_fails_closed():
         http.of(None)  # a local call on a server that has no local name
     assert Identity(local="stdio").of(None) == "stdio"
     assert Identity(anonymous="no-auth").of(SimpleNamespace(scope={})) == "no-auth"
+
+
+def test_launch_command_of_an_appimage_is_the_image_not_its_mount(monkeypatch, tmp_path):
+    import sys
+
+    from hindsight_desktop.mcp import client_config
+
+    image = tmp_path / "Hindsight_Desktop-x86_64.AppImage"
+    monkeypatch.setenv("APPIMAGE", str(image))
+    assert client_config.launch_command() != [str(image)]  # a pip install ignores a stray variable
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert client_config.launch_command() == [str(image)]

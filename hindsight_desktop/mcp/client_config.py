@@ -51,6 +51,10 @@ class ClientKind:
 
 def launch_command() -> list[str]:
     """An absolute command that starts this install's CLI (launchers often lack the user's PATH)."""
+    appimage = os.environ.get("APPIMAGE")
+    if getattr(sys, "frozen", False) and appimage:
+        # An AppImage runs from a new temporary mount each time; only the image's own path lasts.
+        return [appimage]
     scripts = Path(sys.executable).parent
     for name in ("hindsight-desktop", "hindsight-desktop.exe"):
         if (scripts / name).is_file():
