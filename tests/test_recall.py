@@ -141,3 +141,27 @@ def test_search_activity_and_most_recalled(filled, clock):
     today = clock.now.date().isoformat()
     assert engine.search_activity(7) == [{"day": today, "searches": 3, "found": 2}]
     assert engine.most_recalled(1)[0].id == ids[5]
+
+
+def test_near_repeats_give_way_to_the_rest_of_the_answer(engine):
+    """Three wordings of one fact should not fill the top three when another fact also answers."""
+    import dataclasses
+
+    same = ["My sister Anna lives in Porto and works there as a nurse.",
+            "Anna, my sister, lives in Porto, where she works as a nurse.",
+            "My sister Anna works as a nurse and lives in Porto."]
+    ids = [engine.write(text, client="cli", gate=False).id for text in same]
+    other = engine.write("Anna's birthday is on 12 March; she loves orchids.", client="cli", gate=False).id
+
+    def ranking() -> list[str]:
+        return [h.memory.id for h in engine.search("what do I know about Anna?", limit=4, log=False).hits]
+
+    engine.recall_weights = dataclasses.replace(engine.recall_weights, repeat=0.0)
+    plain = ranking()
+    assert plain.index(other) == 3  # the check below means something only if repeats win without the penalty
+    engine.recall_weights = dataclasses.replace(engine.recall_weights, repeat=0.3)
+    hits = engine.search("what do I know about Anna?", limit=4, log=False).hits
+    assert [h.memory.id for h in hits].index(other) < 3
+    repeats = [h for h in hits if h.scores.get("repeat", 0) > 0]
+    assert repeats and all(h.memory.id in ids for h in repeats)
+    assert all(a.relevance >= b.relevance for a, b in zip(hits, hits[1:], strict=False))

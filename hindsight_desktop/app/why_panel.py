@@ -18,7 +18,9 @@ SIGNALS = {
     "access": ("Use", "how often it was recalled before", "access"),
     "importance": ("Importance", "how important it was judged", "importance"),
     "pinned": ("Pinned", "pinned by you", "pinned_bonus"),
+    "repeat": ("Repeats", "says nearly what a higher result says (lowers the rank)", "repeat"),
 }
+PENALTIES = {"repeat"}  # signals that take relevance away
 ROW, LABEL_W, VALUE_W, PAD = 30, 118, 150, 12
 
 
@@ -27,7 +29,8 @@ def contributions(hit: SearchHit, weights: object | None) -> dict[str, float]:
     out = {}
     for key, score in hit.scores.items():
         field = SIGNALS.get(key, (key, "", key))[2]
-        out[key] = score * float(getattr(weights, field, 0.0)) if weights is not None else score
+        value = score * float(getattr(weights, field, 0.0)) if weights is not None else score
+        out[key] = -value if key in PENALTIES else value
     return out
 
 
@@ -110,5 +113,5 @@ class WhyPanel(QWidget):
             p.drawRoundedRect(QRectF(bar.x(), bar.y(), bar.width() * max(0.0, min(1.0, score)), bar.height()), 4, 4)
             p.setPen(muted)
             p.drawText(QRectF(bar.right() + 10, y, VALUE_W - 10, ROW - 8), Qt.AlignmentFlag.AlignVCenter,
-                       f"{score:.2f}  →  +{share:.3f}")
+                       f"{score:.2f}  →  {share:+.3f}")
         p.end()

@@ -38,6 +38,10 @@ class RecallWeights:
     spread_from: int = 5  # how many of the strongest hits pass score on to their links
     pinned_bonus: float = 0.03
     superseded_factor: float = 0.5
+    # A result that says nearly what a higher one already said costs a slot and adds little:
+    # above this cosine to a higher result it loses `repeat` per unit of the excess.
+    repeat: float = 0.30
+    repeat_above: float = 0.60
     # Below this cosine, with no keyword, entity or link evidence, a candidate is noise, not a hit:
     # returning it would make every search "find" something and hide misses from the hit rate.
     min_similarity: float = 0.30
@@ -51,6 +55,7 @@ class Ranked:
     relevance: float
     recency: float
     access: float
+    repeat: float = 0.0  # how far it repeats a higher result (cosine above the threshold)
 
 
 @dataclass
@@ -116,6 +121,8 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             cands = {r: c for r, c in cands.items() if _has_evidence(c, w)}
         ranked = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
         ranked.sort(key=lambda r: -r.relevance)
+        if q.mode == "hybrid" and w.repeat > 0:
+            ranked = _demote_repeats(parts, db, ranked, q.limit, w)
         _rank_superseded_below_successors(ranked)
         ranked = ranked[: q.limit]
         memories = load_memories(db, [r.cand.rowid for r in ranked])
@@ -246,11 +253,42 @@ def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_d
 def _explain(r: Ranked) -> dict[str, float]:
     """Every signal's score for one result, the "why" shown to people and assistants."""
     c = r.cand
-    return {
+    scores = {
         "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
         "recency": round(r.recency, 4), "link": round(c.link, 4), "access": round(r.access, 4),
         "importance": round(c.importance, 4), "pinned": 1.0 if c.pinned else 0.0,
     }
+    if r.repeat > 0:
+        scores["repeat"] = round(r.repeat, 4)
+    return scores
+
+
+def _demote_repeats(parts: Parts, db: apsw.Connection, ranked: list[Ranked], limit: int,
+                    w: RecallWeights) -> list[Ranked]:
+    """Pick results greedily, each time the best after a penalty for repeating one already picked.
+
+    Picked in order, so the first five are the same whatever the limit; past the limit the rest keep
+    their order. Five near-copies of one turn would otherwise push out the other half of an answer.
+    """
+    vectors = parts.vectors.vectors(db, [r.cand.rowid for r in ranked])
+    if len(vectors) < 2:
+        return ranked
+    dim = next(iter(vectors.values())).shape[0]
+    matrix = np.stack([vectors.get(r.cand.rowid, np.zeros(dim, dtype=np.float32)) for r in ranked])
+    base = np.array([r.relevance for r in ranked])
+    closest = np.full(len(ranked), -1.0)  # highest cosine to anything picked so far
+    left = np.ones(len(ranked), dtype=bool)
+    picked: list[Ranked] = []
+    for _ in range(min(limit, len(ranked))):
+        excess = np.maximum(0.0, closest - w.repeat_above)
+        adjusted = np.where(left, base - w.repeat * excess, -np.inf)
+        i = int(np.argmax(adjusted))
+        left[i] = False
+        item = ranked[i]
+        item.repeat, item.relevance = float(excess[i]), float(adjusted[i])
+        picked.append(item)
+        closest = np.maximum(closest, matrix @ matrix[i])
+    return picked + [r for r, keep in zip(ranked, left, strict=True) if keep]
 
 
 def _rank_superseded_below_successors(ranked: list[Ranked]) -> None:
