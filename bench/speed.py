@@ -160,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         embedder = load_embedder(ensure_default_model(models))
         with MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
             have = engine.count()
+            rng.seed(7 + have)  # a kept store continues with new sentences, not repeats of its first ones
             for size in sizes:
                 if have > size and size != sizes[-1]:  # a kept store is already past this size
                     continue
