@@ -193,11 +193,24 @@ class MemoryEngine:
         with self.store.read() as db:
             return load_memory(db, memory_id, client)[1]
 
-    def list(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0) -> list[Memory]:
-        """Newest first (by event time), for timelines and exports; `filters` narrows it."""
+    def list(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0,
+             after: Memory | None = None) -> list[Memory]:
+        """Newest first (by event time), for timelines and exports; `filters` narrows it.
+
+        `after` continues from a memory of the previous page (keyset paging): the next page then costs
+        what the first one does, however deep, where `offset` has to step over every row before it.
+        """
         limit = validate.positive_int(limit, "limit", high=100_000)
         offset = validate.positive_int(offset, "offset", low=0, high=10**9)
         where, args = (filters or MemoryFilter()).sql()
+        if after is not None:
+            # Older than `after`, or as old and stored before it (rowid breaks ties, as in ORDER BY).
+            # The range on occurred_at keeps the time index usable; should `after` have been purged
+            # meanwhile, its rowid is NULL and only the memories exactly as old as it are skipped.
+            when = to_db(after.occurred_at)
+            where += (" AND m.occurred_at <= ? AND (m.occurred_at < ? OR "
+                      "m.rowid < (SELECT rowid FROM memories WHERE id = ?))")
+            args = [*args, when, when, after.id]
         with self.store.read() as db:
             rows = db.execute(
                 f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "

@@ -137,6 +137,13 @@ class VectorCache:
         i = self._where.get(rowid)
         return None if i is None else self._codes[i].astype(np.float32) * self._scale[i]
 
+    def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
+        """The vectors of those rowids that have one, as rows of one array (one decode, not one per row)."""
+        found = [(r, i) for r in rowids if (i := self._where.get(r)) is not None]
+        index = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
+        rows = self._codes[index].astype(np.float32) * self._scale[index, None]
+        return [r for r, _ in found], rows
+
 
 def _sign_bits(matrix: np.ndarray, words: int) -> np.ndarray:
     packed = np.packbits(matrix > 0, axis=1)

@@ -59,6 +59,11 @@ class VectorIndex:
         self.cache.refresh(db)
         return self.cache.nearest(vector, k)
 
+    def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
+        """(rowids that have a vector, their vectors as rows), in the order asked."""
+        self.cache.refresh(db)
+        return self.cache.matrix(rowids)
+
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
         self.cache.refresh(db)
         found = {r: self.cache.get(r) for r in rowids}

@@ -169,7 +169,9 @@ def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
     sims = dict(pairs)
     marks = ",".join("?" * len(sims))
     rows = db.execute(
-        f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({marks}) AND m.status = 'active' AND {where}",
+        # NOT INDEXED: by rowid, never a walk through every active memory in the status index.
+        f"SELECT m.rowid, m.id FROM memories m NOT INDEXED WHERE m.rowid IN ({marks}) AND m.status = 'active' "
+        f"AND {where}",
         (*sims, *args),
     ).fetchall()
     found = [(mid, sims[rowid], rowid) for rowid, mid in rows]
