@@ -105,6 +105,8 @@ def _end(parts: Parts, run_id: int, ctx: RunContext, started: float, status: str
         counts = {k: v for k, v in ctx.report.items() if not isinstance(v, list)}
         log_event(db, to_db(parts.clock()), "reflect", None, ctx.client, counts)
         finish_run(db, run_id, to_db(parts.clock()), status, ctx.report["seconds"], ctx.report)
+    if status == "done":
+        parts.store.optimize()
     return ctx.report
 
 

@@ -299,6 +299,13 @@ class Store:
             finally:
                 self.db.execute("COMMIT")
 
+    def optimize(self) -> None:
+        """Refresh the query planner's statistics where they went stale (cheap: sampled, and skipped
+        for tables that did not change much). Without them it may pick a poor index as the file grows."""
+        with self.lock:
+            self.db.execute("PRAGMA analysis_limit=1000").fetchall()
+            self.db.execute("PRAGMA optimize=0x10002").fetchall()
+
     def checkpoint(self) -> None:
         """Fold the WAL back into the main file (after a purge, so no old page lingers in the WAL)."""
         with self.lock:
