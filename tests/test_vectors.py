@@ -54,3 +54,14 @@ def test_second_engine_sees_writes_edits_and_purges(tmp_path, embedder):
     assert second.search("canoe", mode="vector", deep=True).hits == []
     first.close()
     second.close()
+
+
+def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embedder):
+    with MemoryEngine(tmp_path, embedder=embedder) as first:
+        for text in ("Remember: the spare key is under the blue pot.", "Remember: Lena's flight is LH 1234."):
+            first.write(text)
+    with MemoryEngine(tmp_path, embedder=embedder) as engine:
+        assert len(engine.parts.vectors.cache) == 0  # a new process reads vectors only when needed
+        engine.warm_up_in_background().join(timeout=60)
+        assert len(engine.parts.vectors.cache) == 2
+        assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest

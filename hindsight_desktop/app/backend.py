@@ -71,6 +71,7 @@ class Backend(QObject):
         from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
 
         engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
+        engine.warm_up_in_background()  # the first search would otherwise load the vector cache itself
         # The registry shares the engine's connection: one file, one writer lock.
         registry = ClientRegistry(engine.store, TokenVault(engine.data_dir))
         server, problem = self._start_server(engine, registry, self.settings.http_port)

@@ -79,6 +79,7 @@ def _serve(args: argparse.Namespace) -> int:
         if not any(c.active for c in registry.list()):
             _warn("no clients yet, so every request will get 401: run `hindsight-desktop clients add NAME`")
     with MemoryEngine(data_dir, settings=load_settings()) as engine:
+        engine.warm_up_in_background()
         serve_http(engine, sock, registry)
     return 0
 

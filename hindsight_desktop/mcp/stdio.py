@@ -41,6 +41,7 @@ def serve_stdio(data_dir: Path, client: str) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin. Every call acts as `client`."""
     with stdout_to_stderr():
         engine = MemoryEngine(data_dir, settings=load_settings())
+    engine.warm_up_in_background()
     try:
         build_server(engine, Identity(local=client)).run("stdio")
     finally:
