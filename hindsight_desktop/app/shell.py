@@ -112,7 +112,7 @@ class Shell(QObject):
         self.scheduler.timer.stop()
         self.scheduler.yield_requested = True  # a running maintenance stops at its next batch
         self.workers.cancel_all()
-        self.activity.timer.stop()
+        self.activity.stop()
         self.tray.icon.hide()
         for widget in (self.window, self.settings_dialog, self.stats):
             if widget is not None:

@@ -7,12 +7,19 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from hindsight_desktop.app import fmt
+from hindsight_desktop.app.activity import ClientsSeen
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
 
 STATE_WORDS = {"starting": "starting…", "running": "remembering", "paused": "paused: nothing new is remembered",
                "maintenance": "tidying up (maintenance running)", "error": "needs attention"}
+
+
+def _names(names: tuple[str, ...], most: int = 4) -> str:
+    """A short list for a menu line: the first few names, then how many more."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 class Tray(QObject):
@@ -91,25 +98,29 @@ class Tray(QObject):
     def show_server(self) -> None:
         b = self.backend
         if b.server is not None:
-            text = f"MCP server: {b.server.url}"
+            text, tip = f"MCP server: running on port {b.server.port}", b.server.url
         elif b.server_error:
-            text = "MCP server: stopped (port busy?)"
+            text, tip = "MCP server: stopped (port busy?)", b.server_error
         elif b.is_ready and not b.serve:
-            text = "MCP server: off"
+            text = tip = "MCP server: off"
         else:
-            text = "MCP server: starting…"
+            text = tip = "MCP server: starting…"
         self.act_server.setText(text)
-        self.act_server.setToolTip(b.server_error or text)
+        self.act_server.setToolTip(tip)
 
-    def show_clients(self, active: list[str], seen: list[str]) -> None:
-        if not active:
-            self.act_clients.setText("Clients: none yet (Settings → Clients)")
-            return
-        recent = [n for n in active if n in seen]
-        text = f"Clients: {', '.join(active[:4])}{'…' if len(active) > 4 else ''}"
-        if recent:
-            text += f"  ·  active today: {len(recent)}"
+    def show_clients(self, seen: ClientsSeen) -> None:
+        """"Connected: a, b" for the clients active in the last few minutes (or holding a stream open)."""
+        if seen.connected:
+            text = f"Connected: {_names(seen.connected)}"
+        elif seen.registered:
+            text = "Connected: none right now"
+        else:
+            text = "Clients: none yet (Settings → Clients)"
         self.act_clients.setText(text)
+        tip = [f"Set up: {_names(seen.registered, 12)}" if seen.registered else "No client is set up yet."]
+        if seen.seen_today:
+            tip.append(f"Active today: {_names(seen.seen_today, 12)}")
+        self.act_clients.setToolTip("\n".join(tip))
 
     def show_last_run(self, when: object, report: dict) -> None:
         from datetime import datetime

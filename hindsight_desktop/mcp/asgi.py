@@ -4,6 +4,7 @@ Order matters: a request from a rebinding web page is refused for its Host/Origi
 anything looks at credentials; only then is the token checked (401 with `WWW-Authenticate: Bearer` and
 no detail). Nothing but the MCP endpoint is served, so no OAuth discovery document can ever be
 advertised (clients such as Claude Code and Cursor stop sending a configured header once one is).
+Each authenticated request is reported to a `Presence`, so the app can show who is connected.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import anyio.to_thread
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hindsight_desktop.mcp.identity import CLIENT_KEY
+from hindsight_desktop.mcp.presence import Presence
 
 Verifier = Callable[[str], str | None]  # token -> client name, or None when unknown or revoked
 
@@ -25,10 +27,11 @@ class GuardedApp:
     """ASGI wrapper. `verify=None` turns token checks off (serve --no-auth, loopback only)."""
 
     def __init__(self, app: ASGIApp, *, verify: Verifier | None, security: TransportSecuritySettings,
-                 path: str = "/mcp") -> None:
+                 path: str = "/mcp", presence: Presence | None = None) -> None:
         self.app = app
         self.verify = verify
         self.path = path
+        self.presence = presence
         self._hosts = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -53,7 +56,21 @@ class GuardedApp:
                 await Response(status_code=401, headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
                 return
             scope[CLIENT_KEY] = name
+            if self.presence is not None:
+                await self._noted(name, scope, receive, send)
+                return
         await self.app(scope, receive, send)
+
+    async def _noted(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request while `presence` knows it is in flight, and how it was answered."""
+        assert self.presence is not None
+        with self.presence.request(name, scope["method"]) as answered:
+            async def noting(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    answered(int(message["status"]))
+                await send(message)
+
+            await self.app(scope, receive, noting)
 
     def _client(self, scope: Scope) -> str | None:
         header = Request(scope).headers.get("authorization", "")

@@ -21,6 +21,7 @@ from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.mcp.asgi import GuardedApp
 from hindsight_desktop.mcp.auth import ClientRegistry
 from hindsight_desktop.mcp.identity import NO_AUTH_CLIENT, Identity
+from hindsight_desktop.mcp.presence import Presence
 from hindsight_desktop.mcp.server import build_server
 
 LOOPBACK = "127.0.0.1"
@@ -36,14 +37,16 @@ def transport_security() -> TransportSecuritySettings:
                                      allowed_origins=origins)
 
 
-def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None) -> ASGIApp:
-    """The MCP app behind the guard. `registry=None` means no tokens (serve --no-auth)."""
+def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None,
+                   presence: Presence | None = None) -> ASGIApp:
+    """The MCP app behind the guard. `registry=None` means no tokens (serve --no-auth); `presence`,
+    when given, hears of every authenticated request."""
     identity = Identity(anonymous=NO_AUTH_CLIENT if registry is None else None)
     server = build_server(engine, identity)
     security = transport_security()
     inner = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=LOOPBACK)
     return GuardedApp(inner, verify=registry.verify if registry is not None else None, security=security,
-                      path=MCP_PATH)
+                      path=MCP_PATH, presence=presence)
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -79,12 +82,14 @@ def serve_http(engine: MemoryEngine, sock: socket.socket, registry: ClientRegist
 
 
 class HttpServer:
-    """The HTTP server on a background thread: `start()`, then `stop()`."""
+    """The HTTP server on a background thread: `start()`, then `stop()`. `presence` tells who is
+    connected (the tray reads it)."""
 
     def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None) -> None:
         self.port = port
+        self.presence = Presence()
         self._sock = bind_loopback(port)
-        self._server = _uvicorn(build_http_app(engine, registry))
+        self._server = _uvicorn(build_http_app(engine, registry, self.presence))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
                                         name="hindsight-mcp-http", daemon=True)
 
