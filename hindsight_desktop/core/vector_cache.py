@@ -30,6 +30,8 @@ class VectorCache:
         self._scale = np.zeros(0, dtype=np.float32)
         self._where: dict[int, int] = {}
         self._size = 0
+        self._xor = np.empty((0, self.words), dtype=np.uint64)  # scratch for the Hamming pass
+        self._ones = np.empty((0, self.words), dtype=np.uint8)
 
     # ---- keeping in step with the database ---------------------------------------------------
     def refresh(self, db: apsw.Connection) -> None:
@@ -123,8 +125,7 @@ class VectorCache:
         if n <= EXACT_BELOW:
             candidates = np.arange(n)
         else:
-            qbits = _sign_bits(query[None, :], self.words)[0]
-            distance = np.bitwise_count(self._bits[:n] ^ qbits).sum(axis=1, dtype=np.int32)
+            distance = self._hamming(_sign_bits(query[None, :], self.words)[0], n)
             keep = min(n, max(MIN_RESCORE, k * RESCORE_FACTOR))
             candidates = np.argpartition(distance, keep - 1)[:keep]
         sims = (self._codes[candidates].astype(np.float32) @ query.astype(np.float32)) * self._scale[candidates]
@@ -132,6 +133,19 @@ class VectorCache:
         order = np.argpartition(-sims, top - 1)[:top]
         order = order[np.argsort(-sims[order])]
         return [(int(self._rowids[candidates[j]]), float(sims[j])) for j in order]
+
+    def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
+        """Bits that differ from the query, per row. Into reused buffers, with the words summed one
+        column at a time: at 100k rows, fresh 5 MB temporaries and a row-wise sum were two thirds of it."""
+        if self._xor.shape[0] < n:
+            self._xor = np.empty((len(self._rowids), self.words), dtype=np.uint64)
+            self._ones = np.empty((len(self._rowids), self.words), dtype=np.uint8)
+        xor = np.bitwise_xor(self._bits[:n], qbits, out=self._xor[:n])
+        ones = np.bitwise_count(xor, out=self._ones[:n])
+        distance = ones[:, 0].astype(np.uint16)
+        for word in range(1, self.words):
+            distance += ones[:, word]
+        return distance
 
     def get(self, rowid: int) -> np.ndarray | None:
         i = self._where.get(rowid)
