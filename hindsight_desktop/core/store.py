@@ -191,8 +191,26 @@ def _v4(db: apsw.Connection) -> None:
     )
 
 
+def _v5(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        -- A filtered timeline ("Active", or one client's memories) reads newest first straight from
+        -- these; with (status, layer) and (client) alone SQLite sorted every match for each page
+        -- (130-290 ms at 100k memories).
+        DROP INDEX memories_status;
+        CREATE INDEX memories_status_time ON memories (status, occurred_at);
+        DROP INDEX memories_client;
+        CREATE INDEX memories_client_time ON memories (client, occurred_at);
+
+        -- The active statement of a fact, without stepping over every superseded one before it.
+        DROP INDEX memories_fact;
+        CREATE INDEX memories_fact ON memories (fact_key, status) WHERE fact_key IS NOT NULL;
+        """
+    )
+
+
 # Forward migrations: index i takes the schema from version i to i + 1. Append only.
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3, _v4]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 
 
 def utcnow() -> datetime:
