@@ -182,7 +182,9 @@ def _find_duplicate(parts: Parts, db: apsw.Connection, digest: str, nearest: lis
                     req: WriteRequest) -> str | None:
     where, args = visible_clause(req.client)
     row = db.execute(
-        f"SELECT m.id FROM memories m WHERE m.content_hash = ? AND m.status = 'active' AND m.layer != 'working' "
+        # INDEXED BY: the hash finds the one row; the status index would step through every active memory.
+        f"SELECT m.id FROM memories m INDEXED BY memories_hash WHERE m.content_hash = ? AND m.status = 'active' "
+        f"AND m.layer != 'working' "
         f"AND {where} LIMIT 1", (digest, *args),
     ).fetchone()
     if row is not None:
