@@ -257,6 +257,13 @@ class SwitchingIndex:
             out[rowid] = np.concatenate([np.zeros(self.new.dim, np.float32), v])
         return out
 
+    def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
+        """As VectorIndex.matrix, over joint vectors."""
+        found = self.vectors(db, rowids)
+        order = [r for r in rowids if r in found]
+        rows = np.stack([found[r] for r in order]) if order else np.zeros((0, self.dim), dtype=np.float32)
+        return order, rows
+
     def prune_log(self, db: apsw.Connection, keep: int = 100_000) -> None:
         return None  # the re-embedder replays the change log, so it is kept whole during a switch
 
