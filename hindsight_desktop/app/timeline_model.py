@@ -1,18 +1,22 @@
-"""The timeline as a Qt model: day groups (newest first) holding memories, fetched page by page.
+"""The timeline as a Qt model: memories newest first, each day opened by a heading row, fetched page by
+page. One flat list of rows, so a table view lays out and paints only what is on screen: a tree view
+lays out every row it holds again for each page added, which at 80k rows stalled it close to a second.
 
-Pages come from `engine.list(filters, limit, offset)` on a worker thread; the view asks for the next
-page only when the person scrolls near the end, so 100k memories cost one page at a time. Nothing
-here reads the whole table.
+Pages come from `engine.list(filters, limit, after=<the last memory shown>)` on a worker thread: keyset
+paging, so a page 100k rows deep costs what the first one does, and a memory written meanwhile at the
+top never shifts a page (as an offset would). The window asks for the next page when the person
+scrolls near the end (`fetch_more`), so 100k memories cost one page at a time. Nothing here reads the
+whole table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -24,15 +28,22 @@ PAGE = 200
 COLUMNS = ("When", "Memory", "Type", "Layer", "Client", "Importance")
 MEMORY_ROLE = Qt.ItemDataRole.UserRole + 1
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
-ROOT = 0  # internalId of top-level (day) rows; a memory row stores its day's row + 1
+# Asked for often while painting: built once.
+DAY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
+MEMORY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass
 class DayGroup:
+    """A day's heading row; `count` is how many of its memories are loaded."""
+
     day: date
-    items: list[Memory] = field(default_factory=list)
+    count: int = 0
+
+
+Row = Memory | DayGroup
 
 
 def memory_cell(m: Memory, column: int) -> str:
@@ -62,7 +73,7 @@ def memory_style(m: Memory, role: int) -> Any:
     return None
 
 
-class TimelineModel(QAbstractItemModel):
+class TimelineModel(QAbstractTableModel):
     loading_changed = Signal(bool)
     total_changed = Signal(int)
     load_failed = Signal(str)
@@ -73,7 +84,8 @@ class TimelineModel(QAbstractItemModel):
         self.page_size = page_size
         self.filters = MemoryFilter()
         self.total: int | None = None
-        self._groups: list[DayGroup] = []
+        self._rows: list[Row] = []
+        self._tail: int | None = None  # the last day's heading row, where the next page may carry on
         self._loaded = 0
         self._exhausted = False
         self._pending = False
@@ -87,7 +99,8 @@ class TimelineModel(QAbstractItemModel):
     def reload(self) -> None:
         self._generation += 1
         self.beginResetModel()
-        self._groups, self._loaded, self._exhausted, self._pending, self.total = [], 0, False, False, None
+        self._rows, self._tail, self._loaded, self._exhausted, self._pending = [], None, 0, False, False
+        self.total = None
         self.endResetModel()
         if self.backend.is_ready:
             generation = self._generation
@@ -103,19 +116,25 @@ class TimelineModel(QAbstractItemModel):
     def loading(self) -> bool:
         return self._pending
 
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt's signature
-        return not parent.isValid() and not self._exhausted and not self._pending and self.backend.is_ready
+    @property
+    def has_more(self) -> bool:
+        """More pages exist (or may: the last one was full)."""
+        return not self._exhausted and self.backend.is_ready
 
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if self.canFetchMore(parent):
-            self._fetch()
+    def fetch_more(self) -> bool:
+        """Ask for the next page, unless one is on its way or none is left; True when asked."""
+        if not self.has_more or self._pending:
+            return False
+        self._fetch()
+        return True
 
     def _fetch(self) -> None:
         self._pending = True
         self.loading_changed.emit(True)
         generation = self._generation
-        self.backend.call(lambda e, f, n, o: e.list(f, limit=n, offset=o), self.filters, self.page_size,
-                          self._loaded, name="timeline page",
+        last = next((r for r in reversed(self._rows) if isinstance(r, Memory)), None)  # removed rows: no gap
+        self.backend.call(lambda e, f, n, a: e.list(f, limit=n, after=a), self.filters, self.page_size,
+                          last, name="timeline page",
                           on_done=lambda page: self._arrived(generation, page), on_error=self._failed)
 
     def _counted(self, generation: int, n: int) -> None:
@@ -132,123 +151,113 @@ class TimelineModel(QAbstractItemModel):
     def _arrived(self, generation: int, page: list[Memory]) -> None:
         if generation != self._generation:
             return
-        self._pending = False
-        self._exhausted = len(page) < self.page_size
-        self._append(page)
+        self._append(page)  # still pending meanwhile: nothing asks for the next page before this one is in
         self._loaded += len(page)
+        self._exhausted = len(page) < self.page_size
+        self._pending = False
         self.loading_changed.emit(False)
 
     def _append(self, page: list[Memory]) -> None:
-        """Add a page in runs of one day: onto the last group, or as new groups at the end."""
-        run: list[Memory] = []
-        for memory in page + [None]:  # type: ignore[list-item]  # a sentinel flushes the last run
-            if run and (memory is None or fmt.day_of(memory.occurred_at) != fmt.day_of(run[0].occurred_at)):
-                self._add_run(run)
-                run = []
-            if memory is not None:
-                run.append(memory)
+        """Add a page at the end, in one insertion: a heading before each new day's first memory."""
+        tail = self._tail
+        current = self._rows[tail] if tail is not None else None
+        new: list[Row] = []
+        for memory in page:
+            day = fmt.day_of(memory.occurred_at)
+            if not isinstance(current, DayGroup) or current.day != day:
+                current = DayGroup(day)
+                new.append(current)
+                self._tail = len(self._rows) + len(new) - 1
+            current.count += 1
+            new.append(memory)
+        if not new:
+            return
+        self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(new) - 1)
+        self._rows.extend(new)
+        self.endInsertRows()
+        if tail is not None and not isinstance(new[0], DayGroup):  # the last day carried on: its count grew
+            self.dataChanged.emit(self.index(tail, 0), self.index(tail, 0))
 
-    def _add_run(self, run: list[Memory]) -> None:
-        day = fmt.day_of(run[0].occurred_at)
-        if self._groups and self._groups[-1].day == day:
-            row = len(self._groups) - 1
-            group = self._groups[row]
-            self.beginInsertRows(self.index(row, 0), len(group.items), len(group.items) + len(run) - 1)
-            group.items.extend(run)
-            self.endInsertRows()
-        else:
-            self.beginInsertRows(QModelIndex(), len(self._groups), len(self._groups))
-            self._groups.append(DayGroup(day, list(run)))
-            self.endInsertRows()
+    def _heading_row(self, row: int) -> int | None:
+        """The heading above `row` (the day it belongs to)."""
+        for r in range(min(row, len(self._rows)) - 1, -1, -1):
+            if isinstance(self._rows[r], DayGroup):
+                return r
+        return None
 
     # ---- changes made elsewhere ------------------------------------------------------------------
     def replace(self, memory: Memory) -> None:
         """Show an edited, pinned, archived or restored memory in place (or drop it if the filter no
         longer matches)."""
-        where = self._find(memory.id)
-        if where is None:
+        row = self._find(memory.id)
+        if row is None:
             return
-        g, r = where
         if not self.matches(memory):
             self.remove_ids([memory.id])
             return
-        self._groups[g].items[r] = memory
-        parent = self.index(g, 0)
-        self.dataChanged.emit(self.index(r, 0, parent), self.index(r, len(COLUMNS) - 1, parent))
+        self._rows[row] = memory
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def remove_ids(self, ids: Iterable[str]) -> None:
-        for memory_id in ids:
-            where = self._find(memory_id)
-            if where is None:
-                continue
-            g, r = where
-            if len(self._groups[g].items) == 1:
-                self.beginRemoveRows(QModelIndex(), g, g)
-                del self._groups[g]
-            else:
-                self.beginRemoveRows(self.index(g, 0), r, r)
-                del self._groups[g].items[r]
-            self.endRemoveRows()
-            self._loaded -= 1  # keeps the next page's offset right
-            if self.total:
-                self.total -= 1
-                self.total_changed.emit(self.total)
+        gone = set(ids)
+        rows = [r for r, item in enumerate(self._rows) if isinstance(item, Memory) and item.id in gone]
+        for row in reversed(rows):  # from the bottom up, so the rows still to go keep their numbers
+            self._remove(row)
+
+    def _remove(self, row: int) -> None:
+        heading = self._heading_row(row)
+        assert heading is not None  # every memory row follows its day's heading
+        group = self._rows[heading]
+        assert isinstance(group, DayGroup)
+        group.count -= 1
+        first = heading if group.count == 0 else row  # a day's last memory takes its heading along
+        self.beginRemoveRows(QModelIndex(), first, row)
+        del self._rows[first:row + 1]
+        self.endRemoveRows()
+        if self._tail is not None and first <= self._tail:
+            gone = row - first + 1
+            self._tail = self._heading_row(len(self._rows)) if first == self._tail else self._tail - gone
+        if group.count:
+            self.dataChanged.emit(self.index(heading, 0), self.index(heading, 0))
+        self._loaded -= 1
+        if self.total:
+            self.total -= 1
+            self.total_changed.emit(self.total)
 
     def matches(self, m: Memory) -> bool:
         f = self.filters
         return ((not f.statuses or m.status in f.statuses) and (not f.types or m.type in f.types)
                 and (f.pinned is None or m.pinned == f.pinned))
 
-    def _find(self, memory_id: str) -> tuple[int, int] | None:
-        for g, group in enumerate(self._groups):
-            for r, m in enumerate(group.items):
-                if m.id == memory_id:
-                    return g, r
+    def _find(self, memory_id: str) -> int | None:
+        for row, item in enumerate(self._rows):
+            if isinstance(item, Memory) and item.id == memory_id:
+                return row
         return None
 
     def index_of(self, memory_id: str) -> QModelIndex:
-        where = self._find(memory_id)
-        if where is None:
-            return QModelIndex()
-        return self.index(where[1], 0, self.index(where[0], 0))
+        row = self._find(memory_id)
+        return QModelIndex() if row is None else self.index(row, 0)
 
     def memory_at(self, index: Index) -> Memory | None:
-        if not index.isValid() or index.internalId() == ROOT:
+        if not index.isValid() or index.row() >= len(self._rows):
             return None
-        return self._groups[index.internalId() - 1].items[index.row()]
+        item = self._rows[index.row()]
+        return item if isinstance(item, Memory) else None
+
+    def is_day(self, row: int) -> bool:
+        """Whether `row` is a day's heading (the window spans it across the columns)."""
+        return 0 <= row < len(self._rows) and isinstance(self._rows[row], DayGroup)
 
     def memories(self) -> list[Memory]:
-        return [m for g in self._groups for m in g.items]
+        return [r for r in self._rows if isinstance(r, Memory)]
 
     # ---- the model interface -----------------------------------------------------------------------
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if parent.isValid():
-            if parent.internalId() != ROOT or not 0 <= row < len(self._groups[parent.row()].items):
-                return QModelIndex()
-            return self.createIndex(row, column, parent.row() + 1)
-        if not 0 <= row < len(self._groups):
-            return QModelIndex()
-        return self.createIndex(row, column, ROOT)
-
-    def parent(self, index: Index | None = None) -> Any:  # type: ignore[override]
-        if index is None:  # QObject.parent()
-            return QObject.parent(self)
-        if not index.isValid() or index.internalId() == ROOT:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, ROOT)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        if not parent.isValid():
-            return len(self._groups)
-        if parent.internalId() == ROOT and parent.column() == 0:
-            return len(self._groups[parent.row()].items)
-        return 0
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return len(COLUMNS)
-
-    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return self.rowCount(parent) > 0
+        return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
@@ -258,16 +267,14 @@ class TimelineModel(QAbstractItemModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == ROOT:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return DAY_FLAGS if isinstance(self._rows[index.row()], DayGroup) else MEMORY_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        if index.internalId() == ROOT:
-            return self._day_data(self._groups[index.row()], index.column(), role)
-        m = self._groups[index.internalId() - 1].items[index.row()]
+        m = self._rows[index.row()]
+        if isinstance(m, DayGroup):
+            return self._day_data(m, index.column(), role)
         if role == Qt.ItemDataRole.DisplayRole:
             return memory_cell(m, index.column())
         if role == MEMORY_ROLE:
@@ -284,7 +291,7 @@ class TimelineModel(QAbstractItemModel):
         if column != 0:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{fmt.day_label(group.day)}  ·  {fmt.count(len(group.items), 'memory')}"
+            return f"{fmt.day_label(group.day)}  ·  {fmt.count(group.count, 'memory')}"
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
             font.setBold(True)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
     QStackedWidget,
+    QTableView,
     QToolBar,
     QTreeView,
     QVBoxLayout,
@@ -31,7 +32,7 @@ from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.job_bar import JobBar
 from hindsight_desktop.app.memory_actions import MemoryActions
 from hindsight_desktop.app.search_model import SearchModel
-from hindsight_desktop.app.timeline_model import MEMORY_ROLE, TimelineModel
+from hindsight_desktop.app.timeline_model import COLUMNS, MEMORY_ROLE, TimelineModel
 from hindsight_desktop.app.transfer_actions import TransferActions
 from hindsight_desktop.app.why_panel import WhyPanel
 from hindsight_desktop.app.workers import Task
@@ -41,23 +42,54 @@ SEARCH_LIMIT = 50
 WIDTHS = (86, 0, 92, 84, 118, 84)  # 0: the Memory column stretches
 
 
-def _view(tree: bool) -> QTreeView:
+def _list() -> QTreeView:
+    """The search results' view (a flat list of at most SEARCH_LIMIT rows)."""
     view = QTreeView()
-    view.setUniformRowHeights(True)  # lets Qt lay out 100k rows without measuring each
+    view.setUniformRowHeights(True)
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setRootIsDecorated(tree)
-    view.setItemsExpandable(tree)
+    view.setRootIsDecorated(False)
+    view.setItemsExpandable(False)
     view.setAlternatingRowColors(True)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-    view.setIndentation(14 if tree else 0)
+    view.setIndentation(0)
     view.setStyleSheet("QTreeView::item { padding: 2px 0; }")
     return view
 
 
-def _size_columns(view: QTreeView, widths: tuple[int, ...]) -> None:
-    header = view.header()
+class _Rows(QTableView):
+    """A table read as a list of rows: Home and End go to the first and last row (a table's own Home
+    and End go along the row, meaningless when whole rows are selected)."""
+
+    def moveCursor(self, action: QAbstractItemView.CursorAction,
+                   modifiers: Qt.KeyboardModifier) -> QModelIndex:
+        if action in (QAbstractItemView.CursorAction.MoveHome, QAbstractItemView.CursorAction.MoveEnd):
+            modifiers |= Qt.KeyboardModifier.ControlModifier
+        return super().moveCursor(action, modifiers)
+
+
+def _table() -> QTableView:
+    """The timeline's view: a table lays out and paints only the rows on screen, whatever it holds."""
+    view = _Rows()
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setAlternatingRowColors(True)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.setTabKeyNavigation(False)
+    view.setCornerButtonEnabled(False)
+    view.horizontalHeader().setHighlightSections(False)
+    rows = view.verticalHeader()
+    rows.hide()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # one height for all: nothing is measured
+    rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    return view
+
+
+def _size_columns(header: QHeaderView, widths: tuple[int, ...]) -> None:
     header.setStretchLastSection(False)
     for column, width in enumerate(widths):
         if width:
@@ -93,11 +125,11 @@ class TimelineWindow(QMainWindow):
         self.search_field.setClearButtonEnabled(True)
         self.search_field.setMinimumWidth(320)
         self.filter_bar = FilterBar()
-        self.timeline_view, self.search_view = _view(True), _view(False)
+        self.timeline_view, self.search_view = _table(), _list()
         self.timeline_view.setModel(self.timeline)
         self.search_view.setModel(self.results)
-        _size_columns(self.timeline_view, WIDTHS)
-        _size_columns(self.search_view, (64, 0, 96, 150, 120))
+        _size_columns(self.timeline_view.horizontalHeader(), WIDTHS)
+        _size_columns(self.search_view.header(), (64, 0, 96, 150, 120))
         self.stack = QStackedWidget()
         self.stack.addWidget(self.timeline_view)
         self.stack.addWidget(self.search_view)
@@ -179,7 +211,12 @@ class TimelineWindow(QMainWindow):
         self.search_field.textChanged.connect(lambda text: None if text.strip() else self.clear_search())
         self.filter_bar.changed.connect(self.apply_filters)
         self.timeline.rowsInserted.connect(self._rows_inserted)
+        # A table keeps its spans through a reset (they would pile up below the rows, reload by reload).
+        self.timeline.modelReset.connect(self.timeline_view.clearSpans)
         self.timeline.total_changed.connect(lambda _n: self._update_count())
+        self.timeline.loading_changed.connect(self._page_shown)
+        self.timeline_view.verticalScrollBar().valueChanged.connect(lambda _v: self._want_more())
+        self.timeline_view.verticalScrollBar().rangeChanged.connect(lambda _lo, _hi: self._want_more())
         self.timeline.loading_changed.connect(lambda _b: self._update_count())
         self.timeline.load_failed.connect(self.show_error)
         self.timeline_view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
@@ -210,7 +247,7 @@ class TimelineWindow(QMainWindow):
     def searching(self) -> bool:
         return self.stack.currentWidget() is self.search_view
 
-    def current_view(self) -> QTreeView:
+    def current_view(self) -> QAbstractItemView:
         return self.search_view if self.searching else self.timeline_view
 
     def selected(self) -> list[Memory]:
@@ -222,11 +259,20 @@ class TimelineWindow(QMainWindow):
         return [m.id for m in self.selected()]
 
     def _rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        if parent.isValid():
-            return
-        for row in range(first, last + 1):  # a new day: its heading spans the row, and it opens
-            self.timeline_view.setFirstColumnSpanned(row, QModelIndex(), True)
-            self.timeline_view.expand(self.timeline.index(row, 0))
+        for row in range(first, last + 1):  # a day's heading spans the row
+            if self.timeline.is_day(row):
+                self.timeline_view.setSpan(row, 0, 1, len(COLUMNS))
+
+    def _page_shown(self, loading: bool) -> None:
+        if not loading:  # the next page, if the timeline still reaches within a screen of its end
+            self._want_more()
+
+    def _want_more(self) -> None:
+        """The next page, once the timeline is scrolled to within a screen of its end (or does not fill
+        the screen yet), so it is usually in before the end is reached."""
+        bar = self.timeline_view.verticalScrollBar()
+        if self.timeline_view.isVisible() and bar.value() >= bar.maximum() - bar.pageStep():
+            self.timeline.fetch_more()
 
     def _update_count(self) -> None:
         if self.searching:
