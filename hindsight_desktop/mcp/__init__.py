@@ -3,7 +3,7 @@
 Modules, one job each: `server` builds the MCPServer and its tool list; `tools` the five tools; `schemas`
 their structured results; `coerce` the argument quirks clients send; `identity` who is calling;
 `auth` tokens (keyring or a 0600 file, hashes in the database); `asgi` the Host/Origin/token guard;
-`http_server` and `stdio` the two transports; `client_config` per-client snippets and installs;
+`presence` which clients are connected right now (for the tray); `http_server` and `stdio` the two transports; `client_config` per-client snippets and installs;
 `commands` the CLI's `serve`, `mcp` and `clients` commands.
 
 Importing this package does not import the MCP SDK; the app starts the server with
