@@ -68,22 +68,20 @@ def wait_for(app: QApplication, done: Callable[[], bool], timeout: float = 600.0
 
 def engine_pages(engine: MemoryEngine, filters: MemoryFilter, total: int, runs: int = 5) -> dict[str, Any]:
     """The engine's own page read at three depths, by offset and by cursor (`after`)."""
-    out: dict[str, Any] = {}
-    for label, depth in (("start", 0), ("middle", total // 2), ("end", max(0, total - PAGE))):
+    def median_of(read: Callable[[], object]) -> float:
         timings = []
         for _ in range(runs):
             started = time.perf_counter()
-            engine.list(filters, limit=PAGE, offset=depth)
+            read()
             timings.append(time.perf_counter() - started)
-        out[f"list_offset_{label}_ms"] = ms(statistics.median(timings))
+        return ms(statistics.median(timings))
+
+    out: dict[str, Any] = {}
+    for label, depth in (("start", 0), ("middle", total // 2), ("end", max(0, total - PAGE))):
+        out[f"list_offset_{label}_ms"] = median_of(lambda d=depth: engine.list(filters, limit=PAGE, offset=d))
         if depth:
             before = engine.list(filters, limit=1, offset=depth - 1)[0]
-            timings = []
-            for _ in range(runs):
-                started = time.perf_counter()
-                engine.list(filters, limit=PAGE, after=before)
-                timings.append(time.perf_counter() - started)
-            out[f"list_cursor_{label}_ms"] = ms(statistics.median(timings))
+            out[f"list_cursor_{label}_ms"] = median_of(lambda b=before: engine.list(filters, limit=PAGE, after=b))
     return out
 
 

@@ -4,7 +4,7 @@ detail pane, and the actions (edit, pin, forget, restore, purge, undo, export, i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -42,17 +42,25 @@ SEARCH_LIMIT = 50
 WIDTHS = (86, 0, 92, 84, 118, 84)  # 0: the Memory column stretches
 
 
-def _list() -> QTreeView:
-    """The search results' view (a flat list of at most SEARCH_LIMIT rows)."""
-    view = QTreeView()
-    view.setUniformRowHeights(True)
+_View = TypeVar("_View", bound=QAbstractItemView)
+
+
+def _rows_view(view: _View) -> _View:
+    """What both lists share: whole rows selected (several at once), read-only, actions on right-click."""
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setRootIsDecorated(False)
-    view.setItemsExpandable(False)
     view.setAlternatingRowColors(True)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+    return view
+
+
+def _list() -> QTreeView:
+    """The search results' view (a flat list of at most SEARCH_LIMIT rows)."""
+    view = _rows_view(QTreeView())
+    view.setUniformRowHeights(True)
+    view.setRootIsDecorated(False)
+    view.setItemsExpandable(False)
     view.setIndentation(0)
     view.setStyleSheet("QTreeView::item { padding: 2px 0; }")
     return view
@@ -71,12 +79,7 @@ class _Rows(QTableView):
 
 def _table() -> QTableView:
     """The timeline's view: a table lays out and paints only the rows on screen, whatever it holds."""
-    view = _Rows()
-    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setAlternatingRowColors(True)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+    view = _rows_view(_Rows())
     view.setShowGrid(False)
     view.setWordWrap(False)
     view.setTabKeyNavigation(False)
