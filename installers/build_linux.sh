@@ -11,17 +11,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-VENV="${VENV:-$ROOT/.venv}"
-PYTHON="${PYTHON:-python3}"
-
-if [[ ! -x "$VENV/bin/python" ]]; then
-    "$PYTHON" -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "import PyInstaller, hindsight_desktop, all_minilm_l6_v2" 2>/dev/null; then
-    CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -e ".[build]"
-fi
-
-VERSION="$("$VENV/bin/python" -c 'import hindsight_desktop; print(hindsight_desktop.__version__)')"
+# shellcheck source=installers/build_venv.sh
+. "$ROOT/installers/build_venv.sh"
 NAME="hindsight-desktop-$VERSION-linux-$(uname -m)"
 
 # The spec converts the default model and gathers license texts itself (see bundle_data.py).

@@ -13,14 +13,8 @@ set -euo pipefail
 [[ "$(uname -s)" == Darwin ]] || { echo "error: build_dmg.sh runs on macOS only" >&2; exit 1; }
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-VENV="${VENV:-$ROOT/.venv}"
-if [[ ! -x "$VENV/bin/python" ]]; then
-    "${PYTHON:-python3}" -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "import PyInstaller, hindsight_desktop, all_minilm_l6_v2" 2>/dev/null; then
-    CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -e ".[build]"
-fi
-VERSION="$("$VENV/bin/python" -c 'import hindsight_desktop; print(hindsight_desktop.__version__)')"
+# shellcheck source=installers/build_venv.sh
+. "$ROOT/installers/build_venv.sh"
 
 "$VENV/bin/python" -m PyInstaller --noconfirm --clean --workpath build/pyinstaller --distpath dist \
     installers/hindsight-desktop.spec
