@@ -66,22 +66,25 @@ def wait_for(app: QApplication, done: Callable[[], bool], timeout: float = 600.0
         time.sleep(0.001)
 
 
+def median_ms(work: Callable[[], object], runs: int) -> float:
+    """`work` run `runs` times: the median duration in milliseconds."""
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        timings.append(time.perf_counter() - started)
+    return ms(statistics.median(timings))
+
+
 def engine_pages(engine: MemoryEngine, filters: MemoryFilter, total: int, runs: int = 5) -> dict[str, Any]:
     """The engine's own page read at three depths, by offset and by cursor (`after`)."""
-    def median_of(read: Callable[[], object]) -> float:
-        timings = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            read()
-            timings.append(time.perf_counter() - started)
-        return ms(statistics.median(timings))
-
     out: dict[str, Any] = {}
     for label, depth in (("start", 0), ("middle", total // 2), ("end", max(0, total - PAGE))):
-        out[f"list_offset_{label}_ms"] = median_of(lambda d=depth: engine.list(filters, limit=PAGE, offset=d))
+        out[f"list_offset_{label}_ms"] = median_ms(lambda d=depth: engine.list(filters, limit=PAGE, offset=d), runs)
         if depth:
             before = engine.list(filters, limit=1, offset=depth - 1)[0]
-            out[f"list_cursor_{label}_ms"] = median_of(lambda b=before: engine.list(filters, limit=PAGE, after=b))
+            out[f"list_cursor_{label}_ms"] = median_ms(
+                lambda b=before: engine.list(filters, limit=PAGE, after=b), runs)
     return out
 
 
@@ -128,13 +131,13 @@ class Probe:
 
 
 def first_page(app: QApplication, window: TimelineWindow, runs: int = 5) -> float:
-    model, timings = window.timeline, []
-    for _ in range(runs):
-        started = time.perf_counter()
+    model = window.timeline
+
+    def shown() -> None:
         model.reload()
         wait_for(app, lambda: model.loaded > 0 and not model.loading)
-        timings.append(time.perf_counter() - started)
-    return ms(statistics.median(timings))
+
+    return median_ms(shown, runs)
 
 
 def fast_scroll(app: QApplication, window: TimelineWindow, probe: Probe) -> dict[str, Any]:

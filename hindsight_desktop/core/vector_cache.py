@@ -150,10 +150,6 @@ class VectorCache:
             distance += ones[:, word]
         return distance
 
-    def get(self, rowid: int) -> np.ndarray | None:
-        i = self._where.get(rowid)
-        return None if i is None else self._codes[i].astype(np.float32) * self._scale[i]
-
     def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of those rowids that have one, as rows of one array (one decode, not one per row)."""
         found = [(r, i) for r in rowids if (i := self._where.get(r)) is not None]

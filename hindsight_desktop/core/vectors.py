@@ -65,9 +65,9 @@ class VectorIndex:
         return self.cache.matrix(rowids)
 
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
-        self.cache.refresh(db)
-        found = {r: self.cache.get(r) for r in rowids}
-        return {r: v for r, v in found.items() if v is not None}
+        """The vectors of those rowids that have one, by rowid."""
+        found, rows = self.matrix(db, rowids)
+        return dict(zip(found, rows, strict=True))
 
     def prune_log(self, db: apsw.Connection, keep: int = 100_000) -> None:
         """Trim the change log; a process that fell further behind simply reloads its cache."""
