@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -13,6 +15,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Never read or write the person's real settings while testing (subprocesses inherit this too).
 os.environ["HINDSIGHT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="hindsight-test-config-")
+atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)
 
 
 @pytest.fixture(scope="session")

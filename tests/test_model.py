@@ -56,6 +56,19 @@ def test_threads_get_the_same_vectors(embedder):
     assert np.allclose(np.stack(rows), expected, atol=1e-4)
 
 
+def test_thread_count_does_not_change_the_vectors(embedder):
+    """The embedder switches between one and several llama.cpp threads as the machine gets busy;
+    a memory's vector must not depend on which it got."""
+    texts = ["On Tuesday I met Caroline at the Lisbon office.", "记住：护照在书桌左边的抽屉里。"]
+    by_threads = {}
+    for threads in embedder._chooser.options:
+        embedder._use_threads(threads)
+        by_threads[threads] = embedder._llm.embed(texts, normalize=True)
+    first = np.asarray(by_threads[1])
+    for rows in by_threads.values():
+        assert np.allclose(np.asarray(rows), first, atol=1e-4)
+
+
 def test_invalid_model_files_fail_clearly(tmp_path):
     with pytest.raises(ModelError, match="not found"):
         Embedder(tmp_path / "missing.gguf")

@@ -41,6 +41,37 @@ def test_coarse_pass_finds_the_true_neighbours(tmp_path):
     store.close()
 
 
+def test_coarse_pass_after_deletions(tmp_path):
+    """Deleting moves the last vector into the hole; the bits, codes and rowids must move together."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 384, EXACT_BELOW * 2
+    data = _clustered(n, dim, seed=8)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+    with store.read() as db:
+        index.nearest(db, data[0], 1)  # load the cache before the deletions, so they are replayed
+    gone = set(range(1, n + 1, 7))
+    with store.write() as db:
+        for rowid in gone:
+            index.delete(db, rowid)
+    alive = np.array(sorted(set(range(1, n + 1)) - gone))
+    rng = np.random.default_rng(9)
+    overlap = []
+    with store.read() as db:
+        for rowid in rng.choice(alive, 30):
+            q = data[rowid - 1]
+            exact = set(alive[np.argsort(-(data[alive - 1] @ q))[:10]].tolist())
+            found = index.nearest(db, q, 10)
+            assert found[0] == (int(rowid), found[0][1]) and found[0][1] > 0.99  # itself, still at its place
+            assert not {r for r, _ in found} & gone
+            overlap.append(len(exact & {r for r, _ in found}) / 10)
+    assert len(index.cache) == len(alive)
+    assert np.mean(overlap) >= 0.95
+    store.close()
+
+
 def test_second_engine_sees_writes_edits_and_purges(tmp_path, embedder):
     first = MemoryEngine(tmp_path / "d", embedder=embedder)
     second = MemoryEngine(tmp_path / "d", embedder=embedder)  # its own connection and cache, like another process

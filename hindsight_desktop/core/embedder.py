@@ -5,26 +5,27 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
 from hindsight_desktop.core.default_model import ensure_default_model, sha256_file
 from hindsight_desktop.core.errors import InvalidInput, ModelError
+from hindsight_desktop.core.thread_choice import ThreadChooser
 
-# ggml's CPU threads come from OpenMP, which by default spin while they wait. On a two-core laptop
-# shared with the tray app, an MCP process and a browser, spinning threads starve each other: one
-# short embedding measured 5 ms passive against 540 ms (p95) spinning. Must be set before libgomp loads.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# ggml's CPU threads come from OpenMP and meet at a barrier after every step of the model. Left to
+# spin for long (OpenMP's default), they starve other processes on a two-core laptop (540 ms p95 for
+# one embedding, measured); made to sleep at once (OMP_WAIT_POLICY=PASSIVE), every barrier costs a
+# wake-up and two threads are slower than one (16 vs 11 ms a sentence). A short spin gives two
+# threads their speed (6 ms) and still lets a waiting thread sleep soon. Read when libgomp loads.
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 
 # llama.cpp's BERT graph needs a whole sequence in one micro-batch; 512 is the model's context.
 _CONTEXT = 512
 _GGUF_MAGIC = b"GGUF"
 EMBED_GROUP = 4
-# Up to this many tokens in one call, one thread is faster than two: a sentence's few small matrix
-# products cost less than waking and joining a second thread (9.3 vs 10.1 ms for a 26-token sentence,
-# interleaved runs here). Longer input gets every thread (a 250-token group: 200 vs 114 ms).
-SINGLE_THREAD_TOKENS = 64
 
 
 class Embedder:
@@ -42,6 +43,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._threads = threads or min(4, os.cpu_count() or 2)
         self._threads_now = self._threads
+        self._chooser = ThreadChooser(self._threads)
         try:
             with _quiet_stderr():
                 self._llm = llama_cpp.Llama(
@@ -74,20 +76,21 @@ class Embedder:
             # sequence at once (+48 MB for 77 texts), and measured slower per text than small groups.
             for start in range(0, len(cleaned), EMBED_GROUP):
                 group = cleaned[start:start + EMBED_GROUP]
-                self._set_threads(group)
+                threads = self._use_threads(self._chooser.choose())
+                started = time.perf_counter()
                 rows.extend(self._llm.embed(group, normalize=False, truncate=True))
+                self._chooser.record(threads, sum(len(t) for t in group), time.perf_counter() - started)
         vectors = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
 
-    def _set_threads(self, group: list[str]) -> None:
+    def _use_threads(self, wanted: int) -> int:
         import llama_cpp
 
-        tokens = sum(len(self._llm.tokenize(t.encode("utf-8"), add_bos=True)) for t in group)
-        wanted = 1 if tokens <= SINGLE_THREAD_TOKENS else self._threads
         if wanted != self._threads_now:
             llama_cpp.llama_set_n_threads(self._llm.ctx, wanted, wanted)
             self._threads_now = wanted
+        return wanted
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]

@@ -25,13 +25,15 @@ class VectorCache:
         self.words = (dim + 63) // 64
         self.seq = -1  # last change applied; -1 = not loaded yet
         self._rowids = np.zeros(0, dtype=np.int64)
-        self._bits = np.zeros((0, self.words), dtype=np.uint64)
+        # Sign bits stored word-major (one row per 64-bit word, one column per vector): the Hamming
+        # pass then runs over contiguous memory, 0.6 ms at 100k instead of 1.3 ms row by row.
+        self._bits = np.zeros((self.words, 0), dtype=np.uint64)
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)
         self._where: dict[int, int] = {}
         self._size = 0
-        self._xor = np.empty((0, self.words), dtype=np.uint64)  # scratch for the Hamming pass
-        self._ones = np.empty((0, self.words), dtype=np.uint8)
+        self._xor = np.empty(0, dtype=np.uint64)  # scratch for the Hamming pass
+        self._ones = np.empty(0, dtype=np.uint8)
 
     # ---- keeping in step with the database ---------------------------------------------------
     def refresh(self, db: apsw.Connection) -> None:
@@ -74,10 +76,10 @@ class VectorCache:
         """Resize the arrays to `capacity` rows, keeping what is there."""
         keep = self._size
         rowids = np.zeros(capacity, dtype=np.int64)
-        bits = np.zeros((capacity, self.words), dtype=np.uint64)
+        bits = np.zeros((self.words, capacity), dtype=np.uint64)
         codes = np.zeros((capacity, self.dim), dtype=np.int8)
         scale = np.zeros(capacity, dtype=np.float32)
-        rowids[:keep], bits[:keep] = self._rowids[:keep], self._bits[:keep]
+        rowids[:keep], bits[:, :keep] = self._rowids[:keep], self._bits[:, :keep]
         codes[:keep], scale[:keep] = self._codes[:keep], self._scale[:keep]
         self._rowids, self._bits, self._codes, self._scale = rowids, bits, codes, scale
 
@@ -89,7 +91,7 @@ class VectorCache:
             self._allocate(start + count + max(1024, (start + count) // 4))
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(count, self.dim)
         self._rowids[start:start + count] = [r for r, _ in rows]
-        self._bits[start:start + count] = _sign_bits(matrix, self.words)
+        self._bits[:, start:start + count] = _sign_bits(matrix, self.words).T
         peak = np.maximum(np.abs(matrix).max(axis=1), 1e-12)
         self._codes[start:start + count] = np.rint(matrix * (127.0 / peak)[:, None]).astype(np.int8)
         self._scale[start:start + count] = peak / 127.0
@@ -108,7 +110,7 @@ class VectorCache:
         if i != last:
             moved = int(self._rowids[last])
             self._rowids[i] = moved
-            self._bits[i] = self._bits[last]
+            self._bits[:, i] = self._bits[:, last]
             self._codes[i] = self._codes[last]
             self._scale[i] = self._scale[last]
             self._where[moved] = i
@@ -138,16 +140,16 @@ class VectorCache:
         return [(int(self._rowids[candidates[j]]), float(sims[j])) for j in order]
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
-        """Bits that differ from the query, per row. Into reused buffers, with the words summed one
-        column at a time: at 100k rows, fresh 5 MB temporaries and a row-wise sum were two thirds of it."""
+        """Bits that differ from the query, per row: one word at a time into reused buffers (fresh
+        temporaries of a few MB at 100k rows cost more than the counting itself)."""
         if self._xor.shape[0] < n:
-            self._xor = np.empty((len(self._rowids), self.words), dtype=np.uint64)
-            self._ones = np.empty((len(self._rowids), self.words), dtype=np.uint8)
-        xor = np.bitwise_xor(self._bits[:n], qbits, out=self._xor[:n])
-        ones = np.bitwise_count(xor, out=self._ones[:n])
-        distance = ones[:, 0].astype(np.uint16)
-        for word in range(1, self.words):
-            distance += ones[:, word]
+            self._xor = np.empty(len(self._rowids), dtype=np.uint64)
+            self._ones = np.empty(len(self._rowids), dtype=np.uint8)
+        xor, ones = self._xor[:n], self._ones[:n]
+        distance = np.zeros(n, dtype=np.uint16)
+        for word in range(self.words):
+            np.bitwise_xor(self._bits[word, :n], qbits[word], out=xor)
+            distance += np.bitwise_count(xor, out=ones)
         return distance
 
     def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
