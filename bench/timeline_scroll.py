@@ -2,13 +2,18 @@
 
     python bench/timeline_scroll.py --data DIR --model MODEL.gguf [--json]
     python bench/timeline_scroll.py --fill 5000 [--json]          # a fresh store, filled here first
+    python bench/timeline_scroll.py ... --no-freeze               # without the app's gc.freeze() at open
 
 Measures, with the window's default filter (active memories):
 - the engine's page read (`list`, 200 rows) at the start, half-way and at the end of the table;
 - time to the first page (reload → rows shown);
 - each page the window asks for (fetch_more → rows shown) at the start, ~half-way and at the end (medians);
 - a fast scroll to the end by pressing End until everything is loaded: the total time and the longest
-  stall of the UI thread (the longest gap of a timer set to tick every 10 ms).
+  stall of the UI thread (the longest gap of a timer set to tick every 10 ms), and the full collections
+  of Python's cycle collector meanwhile (how many, the longest, and the objects it tracks at the end).
+
+Like the app, the bench exempts what exists once the memory is open from the cycle collector
+(`settle_collector`), unless `--no-freeze`.
 
 `--data` is copied to a temporary folder first, so the store measured is never changed. Note: with
 PySide6 6.12.0 on Python 3.11 every Qt call that returns nothing takes a reference from None, and a
@@ -18,6 +23,7 @@ long run aborts ("deallocating None"); 6.11 does not (the result names the versi
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -26,6 +32,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +46,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from hindsight_desktop.app.backend import Backend  # noqa: E402
+from hindsight_desktop.app.main import settle_collector  # noqa: E402
 from hindsight_desktop.app.state import AppPaths  # noqa: E402
 from hindsight_desktop.app.timeline_window import TimelineWindow  # noqa: E402
 from hindsight_desktop.app.workers import Workers  # noqa: E402
@@ -86,6 +94,28 @@ def engine_pages(engine: MemoryEngine, filters: MemoryFilter, total: int, runs: 
             out[f"list_cursor_{label}_ms"] = median_ms(
                 lambda b=before: engine.list(filters, limit=PAGE, after=b), runs)
     return out
+
+
+class FullCollections:
+    """The cycle collector's full collections (generation 2) on any thread until `close()`: each holds
+    the GIL, so one on a worker stalls the UI thread as much as one on the UI thread itself."""
+
+    def __init__(self) -> None:
+        self.durations: list[float] = []
+        self._started: dict[int, float] = {}
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        thread = threading.get_ident()
+        if phase == "start":
+            self._started[thread] = time.perf_counter()
+        elif thread in self._started:
+            self.durations.append(time.perf_counter() - self._started.pop(thread))
+
+    def close(self) -> None:
+        gc.callbacks.remove(self._callback)
 
 
 class Probe:
@@ -145,6 +175,7 @@ def fast_scroll(app: QApplication, window: TimelineWindow, probe: Probe) -> dict
     model, view = window.timeline, window.timeline_view
     view.setFocus()
     probe.pages.clear()
+    collections = FullCollections()
     probe.start_ticking()
     started = time.perf_counter()
     presses = 0
@@ -159,12 +190,15 @@ def fast_scroll(app: QApplication, window: TimelineWindow, probe: Probe) -> dict
     wait_for(app, done, timeout=3600)
     total = time.perf_counter() - started
     probe.ticker.stop()
+    collections.close()
     gaps = sorted(probe.gaps)
     worst = gaps[-1] if gaps else (0.0, 0)
     return {"scroll_total_s": round(total, 2), "scroll_rows": model.loaded, "end_presses": presses,
             "max_stall_ms": ms(worst[0]), "max_stall_at_rows": worst[1],
             "p99_tick_gap_ms": ms(gaps[int(0.99 * (len(gaps) - 1))][0]) if gaps else 0.0,
-            "stalls_over_50ms": sum(1 for g, _ in gaps if g > 0.05)}
+            "stalls_over_50ms": sum(1 for g, _ in gaps if g > 0.05),
+            "full_gc_runs": len(collections.durations), "full_gc_max_ms": ms(max(collections.durations, default=0)),
+            "gc_tracked_objects": len(gc.get_objects())}
 
 
 def page_medians(pages: list[tuple[int, float]], total: int) -> dict[str, Any]:
@@ -199,7 +233,7 @@ def filled_store(root: Path, count: int) -> tuple[Path, Path]:
     return root / "data", model
 
 
-def run(data_dir: Path, model: Path, work: Path) -> dict[str, Any]:
+def run(data_dir: Path, model: Path, work: Path, freeze: bool = True) -> dict[str, Any]:
     app = QApplication.instance() or QApplication([])
     backend = Backend(AppPaths(work / "config", data_dir), Settings(), Workers(), embedder=load_embedder(model),
                       serve=False)
@@ -209,6 +243,9 @@ def run(data_dir: Path, model: Path, work: Path) -> dict[str, Any]:
     if backend.error:
         raise SystemExit(backend.error)
     result: dict[str, Any] = {"pyside": PySide6.__version__, "open_s": round(time.perf_counter() - opened, 2)}
+    if freeze:
+        settle_collector()  # as the app does once the memory is open
+    result["gc_frozen"] = gc.get_freeze_count()
     window = TimelineWindow(backend)
     probe = Probe(window)  # before the window is shown: from its first page on
     window.show()
@@ -231,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, help="a data folder (memory.sqlite3); it is copied first")
     parser.add_argument("--model", type=Path, help="the GGUF model of that store")
     parser.add_argument("--fill", type=int, default=0, help="without --data: fill a fresh store this large")
+    parser.add_argument("--no-freeze", action="store_true", help="leave out the app's gc.freeze() at open")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="hindsight-scroll-") as tmp:
@@ -244,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             data_dir, model = filled_store(work, args.fill)
         else:
             parser.error("give --data and --model, or --fill N")
-        result = run(data_dir, model, work)
+        result = run(data_dir, model, work, freeze=not args.no_freeze)
     if args.json:
         print(json.dumps(result))
     else:

@@ -7,13 +7,22 @@ paging, so a page 100k rows deep costs what the first one does, and a memory wri
 top never shifts a page (as an offset would). The window asks for the next page when the person
 scrolls near the end (`fetch_more`), so 100k memories cost one page at a time. Nothing here reads the
 whole table.
+
+A loaded memory is kept as one flat tuple of plain values (`pack`, done on the worker), not as the Memory
+the engine returned: Python's cycle collector stops tracking such a tuple the first time it sees it, so
+the rows of a long scroll give its full collections nothing to walk. As Memory objects (each with its
+entity list and Entity objects: ~6 tracked objects a row) 80k rows made each full collection, run on
+whichever thread happened to allocate, hold the GIL (so the UI thread) for up to ~250 ms. `memory_at`
+unpacks an equal Memory on demand. (What start-up leaves alive: `main.settle_collector`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
 from datetime import date
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
@@ -22,20 +31,27 @@ from PySide6.QtWidgets import QApplication
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
-from hindsight_desktop.core.models import Memory, MemoryFilter
+from hindsight_desktop.core.models import Entity, Memory, MemoryFilter
 
 PAGE = 200
 COLUMNS = ("When", "Memory", "Type", "Layer", "Client", "Importance")
 MEMORY_ROLE = Qt.ItemDataRole.UserRole + 1
 ID_ROLE = Qt.ItemDataRole.UserRole + 2
-# Asked for often while painting: built once.
+# Asked for often while painting: built once (an enum member looked up on Qt's class costs a Python call).
 DAY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
 MEMORY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_DISPLAY, _TOOLTIP, _FONT = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole
+_FOREGROUND, _ALIGNMENT = Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+# The roles `data` answers. A painted cell asks for seven, three of which (icon, check box, background)
+# never have anything here: those go back at once.
+_ANSWERED = frozenset(int(r) for r in (_DISPLAY, _TOOLTIP, _FONT, _FOREGROUND, _ALIGNMENT, MEMORY_ROLE, ID_ROLE))
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-@dataclass
+@dataclass(slots=True)
 class DayGroup:
     """A day's heading row; `count` is how many of its memories are loaded."""
 
@@ -43,34 +59,77 @@ class DayGroup:
     count: int = 0
 
 
-Row = Memory | DayGroup
+# ---- a memory as a row: one flat tuple of plain values -------------------------------------------
+# (*Memory's other fields in order, metadata as JSON text or None, *each entity's kind, text, value).
+# Flat on purpose: the collector untracks a tuple once everything in it is untracked, one level per
+# pass, so a nested tuple (or a dict or list anywhere) would keep the row tracked for longer, or for good.
+MemoryRow = tuple
+Row = MemoryRow | DayGroup
+
+_PLAIN = tuple(f.name for f in fields(Memory) if f.name not in ("entities", "metadata"))
+_plain_values = attrgetter(*_PLAIN)
+_ENTITY = tuple(f.name for f in fields(Entity))
+_entity_values = attrgetter(*_ENTITY)
+_METADATA = len(_PLAIN)  # entities follow it
+_ID, _CONTENT, _STATUS, _OCCURRED = (_PLAIN.index(name) for name in ("id", "content", "status", "occurred_at"))
+_SHOWN = ("occurred_at", "content", "pinned", "type", "layer", "client", "importance")  # what the columns read
+_shown_in_memory = attrgetter(*_SHOWN)
+_shown_in_row = itemgetter(*(_PLAIN.index(name) for name in _SHOWN))
+
+
+def pack(m: Memory) -> MemoryRow:
+    """`m` as a row."""
+    entities = [value for e in m.entities for value in _entity_values(e)]
+    return (*_plain_values(m), json.dumps(m.metadata) if m.metadata else None, *entities)
+
+
+def unpack(row: MemoryRow) -> Memory:
+    """The Memory a row was packed from (an equal, new object)."""
+    metadata, flat, size = row[_METADATA], row[_METADATA + 1:], len(_ENTITY)
+    return Memory(**dict(zip(_PLAIN, row[:_METADATA], strict=True)),
+                  entities=[Entity(*flat[i:i + size]) for i in range(0, len(flat), size)],
+                  metadata=json.loads(metadata) if metadata else {})
+
+
+def _page(engine: Any, filters: MemoryFilter, limit: int, after: Memory | None) -> tuple[MemoryRow, ...]:
+    """One page, packed on the worker, so the UI thread only inserts it. A tuple, not a list: wherever
+    the page is kept (a finished Task keeps its result) the collector untracks it like its rows."""
+    return tuple(pack(m) for m in engine.list(filters, limit=limit, after=after))
+
+
+def _cell(column: int, shown: tuple) -> str:
+    when, content, pinned, kind, layer, client, importance = shown
+    if column == 0:
+        return fmt.clock_time(when)
+    if column == 1:
+        return ("★ " if pinned else "") + fmt.one_line(content)
+    if column == 5:
+        return f"{importance:.2f}"
+    return (kind, layer, client)[column - 2]
 
 
 def memory_cell(m: Memory, column: int) -> str:
     """The text of one column for one memory (shared with the search results)."""
-    if column == 0:
-        return fmt.clock_time(m.occurred_at)
-    if column == 1:
-        return ("★ " if m.pinned else "") + fmt.one_line(m.content)
-    if column == 2:
-        return m.type
-    if column == 3:
-        return m.layer
-    if column == 4:
-        return m.client
-    return f"{m.importance:.2f}"
+    return _cell(column, _shown_in_memory(m))
+
+
+def status_style(status: str, role: int) -> Any:
+    """Archived rows read dimmed, superseded ones struck through."""
+    if status == "active":
+        return None
+    if role == _FOREGROUND:
+        return QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+    if role == _FONT:
+        font = QFont()
+        font.setItalic(status == "archived")
+        font.setStrikeOut(status == "superseded")
+        return font
+    return None
 
 
 def memory_style(m: Memory, role: int) -> Any:
-    """Archived rows read dimmed, superseded ones struck through."""
-    if role == Qt.ItemDataRole.ForegroundRole and m.status != "active":
-        return QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-    if role == Qt.ItemDataRole.FontRole and m.status != "active":
-        font = QFont()
-        font.setItalic(m.status == "archived")
-        font.setStrikeOut(m.status == "superseded")
-        return font
-    return None
+    """`status_style` for a Memory (shared with the search results)."""
+    return status_style(m.status, role)
 
 
 class TimelineModel(QAbstractTableModel):
@@ -132,9 +191,9 @@ class TimelineModel(QAbstractTableModel):
         self._pending = True
         self.loading_changed.emit(True)
         generation = self._generation
-        last = next((r for r in reversed(self._rows) if isinstance(r, Memory)), None)  # removed rows: no gap
-        self.backend.call(lambda e, f, n, a: e.list(f, limit=n, after=a), self.filters, self.page_size,
-                          last, name="timeline page",
+        last = next((r for r in reversed(self._rows) if isinstance(r, tuple)), None)  # removed rows: no gap
+        after = unpack(last) if last is not None else None
+        self.backend.call(_page, self.filters, self.page_size, after, name="timeline page",
                           on_done=lambda page: self._arrived(generation, page), on_error=self._failed)
 
     def _counted(self, generation: int, n: int) -> None:
@@ -148,7 +207,7 @@ class TimelineModel(QAbstractTableModel):
         self.loading_changed.emit(False)
         self.load_failed.emit(str(exc))
 
-    def _arrived(self, generation: int, page: list[Memory]) -> None:
+    def _arrived(self, generation: int, page: Sequence[MemoryRow]) -> None:
         if generation != self._generation:
             return
         self._append(page)  # still pending meanwhile: nothing asks for the next page before this one is in
@@ -157,19 +216,19 @@ class TimelineModel(QAbstractTableModel):
         self._pending = False
         self.loading_changed.emit(False)
 
-    def _append(self, page: list[Memory]) -> None:
+    def _append(self, page: Sequence[MemoryRow]) -> None:
         """Add a page at the end, in one insertion: a heading before each new day's first memory."""
         tail = self._tail
         current = self._rows[tail] if tail is not None else None
         new: list[Row] = []
-        for memory in page:
-            day = fmt.day_of(memory.occurred_at)
+        for row in page:
+            day = fmt.day_of(row[_OCCURRED])
             if not isinstance(current, DayGroup) or current.day != day:
                 current = DayGroup(day)
                 new.append(current)
                 self._tail = len(self._rows) + len(new) - 1
             current.count += 1
-            new.append(memory)
+            new.append(row)
         if not new:
             return
         self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(new) - 1)
@@ -195,12 +254,12 @@ class TimelineModel(QAbstractTableModel):
         if not self.matches(memory):
             self.remove_ids([memory.id])
             return
-        self._rows[row] = memory
+        self._rows[row] = pack(memory)
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
     def remove_ids(self, ids: Iterable[str]) -> None:
         gone = set(ids)
-        rows = [r for r, item in enumerate(self._rows) if isinstance(item, Memory) and item.id in gone]
+        rows = [r for r, item in enumerate(self._rows) if isinstance(item, tuple) and item[_ID] in gone]
         for row in reversed(rows):  # from the bottom up, so the rows still to go keep their numbers
             self._remove(row)
 
@@ -231,7 +290,7 @@ class TimelineModel(QAbstractTableModel):
 
     def _find(self, memory_id: str) -> int | None:
         for row, item in enumerate(self._rows):
-            if isinstance(item, Memory) and item.id == memory_id:
+            if isinstance(item, tuple) and item[_ID] == memory_id:
                 return row
         return None
 
@@ -243,14 +302,14 @@ class TimelineModel(QAbstractTableModel):
         if not index.isValid() or index.row() >= len(self._rows):
             return None
         item = self._rows[index.row()]
-        return item if isinstance(item, Memory) else None
+        return unpack(item) if isinstance(item, tuple) else None
 
     def is_day(self, row: int) -> bool:
         """Whether `row` is a day's heading (the window spans it across the columns)."""
         return 0 <= row < len(self._rows) and isinstance(self._rows[row], DayGroup)
 
     def memories(self) -> list[Memory]:
-        return [r for r in self._rows if isinstance(r, Memory)]
+        return [unpack(r) for r in self._rows if isinstance(r, tuple)]
 
     # ---- the model interface -----------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
@@ -266,36 +325,36 @@ class TimelineModel(QAbstractTableModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
+            return NO_FLAGS
         return DAY_FLAGS if isinstance(self._rows[index.row()], DayGroup) else MEMORY_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if role not in _ANSWERED or not index.isValid():
             return None
-        m = self._rows[index.row()]
-        if isinstance(m, DayGroup):
-            return self._day_data(m, index.column(), role)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return memory_cell(m, index.column())
+        row = self._rows[index.row()]
+        if isinstance(row, DayGroup):
+            return self._day_data(row, index.column(), role)
+        if role == _DISPLAY:
+            return _cell(index.column(), _shown_in_row(row))
         if role == MEMORY_ROLE:
-            return m
+            return unpack(row)
         if role == ID_ROLE:
-            return m.id
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 1:
-            return fmt.one_line(m.content, 1200)
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 5:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return memory_style(m, role)
+            return row[_ID]
+        if role == _TOOLTIP and index.column() == 1:
+            return fmt.one_line(row[_CONTENT], 1200)
+        if role == _ALIGNMENT and index.column() == 5:
+            return _RIGHT
+        return status_style(row[_STATUS], role)
 
     def _day_data(self, group: DayGroup, column: int, role: int) -> Any:
         if column != 0:
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return f"{fmt.day_label(group.day)}  ·  {fmt.count(group.count, 'memory')}"
-        if role == Qt.ItemDataRole.FontRole:
+        if role == _FONT:
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             return QColor(QApplication.palette().color(QPalette.ColorRole.Highlight))
         return None
