@@ -110,3 +110,20 @@ def test_a_cancelled_job_stops_at_its_next_progress_report(qtbot):
     gate.set()
     qtbot.waitUntil(lambda: task.is_finished)
     assert isinstance(task.error, Cancelled) and bar.isHidden()
+
+
+def test_finished_tasks_and_their_results_are_freed(qtbot):
+    """The pool keeps a task until it has reported, and not a moment longer: pages of memories and
+    export results must not pile up for the life of the app."""
+    import gc
+    import weakref
+
+    from hindsight_desktop.app.workers import Workers
+
+    workers = Workers()
+    results: list[int] = []
+    refs = [weakref.ref(workers.submit(lambda i=i: i * i, on_done=results.append)) for i in range(20)]
+    qtbot.waitUntil(lambda: len(results) == 20 and not workers.busy())
+    assert sorted(results) == [i * i for i in range(20)]  # every result arrived before the task went
+    # A worker thread may still be returning from the job it just reported on: allow it a moment.
+    qtbot.waitUntil(lambda: gc.collect() >= 0 and all(r() is None for r in refs), timeout=2000)

@@ -8,6 +8,7 @@ on the main thread (the Task lives there, so its slots run there).
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -71,16 +72,20 @@ class Task(QObject):
 class _Job(QRunnable):
     def __init__(self, task: Task, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
         super().__init__()
-        self.task, self.fn, self.args, self.kwargs = task, fn, args, kwargs
+        self.task: Task | None = task
+        self.fn, self.args, self.kwargs = fn, args, kwargs
         self.setAutoDelete(True)
 
     def run(self) -> None:
+        task, self.task = self.task, None  # the finished job must not keep its task alive
+        if task is None:  # run twice: nothing to report to
+            return
         try:
             value = self.fn(*self.args, **self.kwargs)
         except BaseException as exc:  # everything goes back to the main thread as a message
-            self.task._result.emit(exc, False)
+            task._result.emit(exc, False)
         else:
-            self.task._result.emit(value, True)
+            task._result.emit(value, True)
 
 
 class Workers(QObject):
@@ -104,7 +109,10 @@ class Workers(QObject):
         if on_error is not None:
             task.failed.connect(on_error)
         self._live.add(task)
-        task.finished.connect(lambda: self._live.discard(task))
+        # A weak reference in the slot: Qt keeps the slot as long as the task, so a strong one would
+        # let every finished task (and its result) keep itself alive for the life of the app.
+        ref = weakref.ref(task)
+        task.finished.connect(lambda: self._live.discard(ref()))
         self.pool.start(_Job(task, fn, args, kwargs))
         return task
 
