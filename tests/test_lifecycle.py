@@ -127,6 +127,32 @@ def test_contradictions_missed_at_write_time_are_resolved_newest_wins(engine, cl
     assert engine.reflect()["contradictions"] == 0
 
 
+def test_fact_keys_are_refreshed_batch_by_batch_and_a_stopped_run_resumes(engine, clock):
+    """Edits that turn five notes into five answers to one question, refreshed two at a time, with the
+    run stopped after the first batch: the next run carries on and the newest answer wins."""
+    colours = ["green", "blue", "red", "amber", "violet"]
+    notes = ["Remember: the plumber comes on Tuesday.", "Remember: Lena's flight lands at nine.",
+             "Remember: the library book is due on Friday.", "Remember: the car needs new winter tyres.",
+             "Remember: call the bank about the lost card."]
+    ids = []
+    for note in notes:
+        ids.append(engine.write(note).id)
+        clock.advance(hours=1)
+    assert len(set(ids)) == 5
+    for mid, colour in zip(ids, colours, strict=True):
+        engine.edit(mid, content=f"My favourite colour is {colour}.")
+    seen: list[str] = []
+    first = engine.reflect(batch=2, progress=lambda name, _: seen.append(name),
+                           should_stop=lambda: seen[-1] == "contradictions")
+    assert first["run"]["status"] == "stopped" and first["run"]["stopped_at"] == "contradictions"
+    assert all(engine.get(mid).status == "active" for mid in ids)  # only two keys refreshed so far
+    second = engine.reflect(batch=2)
+    assert second["run"]["resumed_from"] == "contradictions" and second["contradictions"] == 4
+    assert engine.get(ids[-1]).status == "active"
+    assert all(engine.get(mid).superseded_by == ids[-1] for mid in ids[:-1])
+    assert engine.reflect(batch=2)["contradictions"] == 0
+
+
 OAT = ["I had oat milk in my coffee again this morning.", "This morning I took my coffee with oat milk, as usual.",
        "Had my usual coffee with oat milk before work."]
 

@@ -40,31 +40,37 @@ def contradictions_pass(ctx: RunContext) -> Iterator[None]:
 def _refresh_fact_keys(ctx: RunContext) -> Iterator[None]:
     """Memories updated since the last run get their fact key recomputed from their current text.
 
-    The cursor is (updated_at, rowid): an import stamps thousands of rows with one instant."""
-    batch = ctx.policy.batch
-    while True:
+    The cursor is (updated_at, rowid): an import stamps thousands of rows with one instant. The changed
+    rows are listed once per run: nothing indexes updated_at, so asking again for every batch walked and
+    sorted the whole table each time (75 s of a 100k-memory first run)."""
+    with ctx.parts.store.read() as db:
+        since, _, after = get_meta(db, CHECKED_UNTIL, "|0").partition("|")
+        changed = db.execute(
+            "SELECT updated_at, rowid FROM memories WHERE (updated_at > ?1 OR (updated_at = ?1 AND rowid > ?2)) "
+            "AND status = 'active' AND layer != 'working' ORDER BY updated_at, rowid", (since, int(after))).fetchall()
+    for start in range(0, len(changed), ctx.policy.batch):
+        chunk = changed[start:start + ctx.policy.batch]
         with ctx.parts.store.write() as db:
-            since, _, after = get_meta(db, CHECKED_UNTIL, "|0").partition("|")
-            rows = db.execute(
-                "SELECT rowid, content, fact_key, fact_value, updated_at FROM memories "
-                "WHERE (updated_at > ?1 OR (updated_at = ?1 AND rowid > ?2)) AND status = 'active' "
-                "AND layer != 'working' ORDER BY updated_at, rowid LIMIT ?3", (since, int(after), batch)).fetchall()
-            for rowid, content, old_key, old_value, _ in rows:
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(  # still active now: a write in between may have superseded one
+                f"SELECT rowid, content, fact_key, fact_value FROM memories NOT INDEXED WHERE rowid IN ({marks}) "
+                f"AND status = 'active' AND layer != 'working'", [rowid for _, rowid in chunk]).fetchall()
+            for rowid, content, old_key, old_value in rows:
                 found = fact_key(content)
                 key, value = (f"{found[0]}|{found[1]}", found[2]) if found else (None, None)
                 if (key, value) != (old_key, old_value):
                     db.execute("UPDATE memories SET fact_key = ?, fact_value = ? WHERE rowid = ?", (key, value, rowid))
-            if rows:
-                set_meta(db, CHECKED_UNTIL, f"{rows[-1][4]}|{rows[-1][0]}")
+            set_meta(db, CHECKED_UNTIL, f"{chunk[-1][0]}|{chunk[-1][1]}")
         yield
-        if len(rows) < batch:
-            return
 
 
 def _resolve(db: apsw.Connection, ctx: RunContext, key: str, group: str) -> None:
     rows = db.execute(
-        f"SELECT id, fact_value FROM memories WHERE status = 'active' AND layer != 'working' AND fact_key = ? "
-        f"AND {_GROUP} = ? ORDER BY occurred_at DESC, rowid DESC", (key, group)).fetchall()
+        # INDEXED BY: left to itself the planner walks the (status, occurred_at) index to skip the sort,
+        # that is every active memory for each fact (100 ms a group at 100k memories).
+        f"SELECT id, fact_value FROM memories INDEXED BY memories_fact WHERE status = 'active' "
+        f"AND layer != 'working' AND fact_key = ? AND {_GROUP} = ? ORDER BY occurred_at DESC, rowid DESC",
+        (key, group)).fetchall()
     if len({value for _, value in rows}) < 2:
         return  # resolved meanwhile by a write in another process
     winner, winning_value = rows[0]
