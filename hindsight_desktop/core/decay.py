@@ -59,7 +59,9 @@ def archive_faded(ctx: RunContext) -> Iterator[None]:
     yield from scan(
         ctx, "faded",
         "SELECT m.rowid, m.id, m.importance, m.layer, m.stability, coalesce(m.last_accessed_at, m.created_at) "
-        "FROM memories m WHERE m.status = 'active' AND m.pinned = 0 AND m.layer != 'working' "
+        # NOT INDEXED: walk by rowid from the cursor. Through the status index SQLite would read and sort
+        # every active memory for each batch (580 ms a batch at 100k memories, against 2 ms).
+        "FROM memories m NOT INDEXED WHERE m.status = 'active' AND m.pinned = 0 AND m.layer != 'working' "
         "AND coalesce(m.last_accessed_at, m.created_at) < ? AND m.rowid > ? ORDER BY m.rowid LIMIT ?",
         (cutoff,), handle)
 

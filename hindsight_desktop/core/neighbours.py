@@ -29,7 +29,8 @@ def neighbours_pass(ctx: RunContext, summarizer: Summarizer | None = None) -> It
         clusters: list[Cluster] = []
         with ctx.parts.store.write() as db:
             cursor = int(get_meta(db, CURSOR, "0"))
-            rows = db.execute("SELECT rowid FROM memories WHERE rowid > ? AND status = 'active' "
+            # NOT INDEXED: by rowid from the cursor, not every active memory sorted again for each batch.
+            rows = db.execute("SELECT rowid FROM memories NOT INDEXED WHERE rowid > ? AND status = 'active' "
                               "AND layer != 'working' ORDER BY rowid LIMIT ?", (cursor, batch)).fetchall()
             claimed: set[int] = set()
             for (rowid,) in rows:

@@ -68,7 +68,9 @@ def memories(db: apsw.Connection, filters: MemoryFilter | None, embeddings: bool
     tables = _vector_tables(db) if embeddings else []
     last = 0
     while True:
-        rows = db.execute(f"SELECT m.rowid, {columns} FROM memories m WHERE {where} AND m.rowid > ? "
+        # NOT INDEXED: each chunk walks on by rowid; a status or client index would make SQLite read and
+        # sort every match again for each chunk of a 100k export.
+        rows = db.execute(f"SELECT m.rowid, {columns} FROM memories m NOT INDEXED WHERE {where} AND m.rowid > ? "
                           f"ORDER BY m.rowid LIMIT ?", (*args, last, _CHUNK)).fetchall()
         vectors = _vectors(db, tables, [r[0] for r in rows])
         for row in rows:
