@@ -67,7 +67,7 @@ def _refresh_fact_keys(ctx: RunContext) -> Iterator[None]:
 def _resolve(db: apsw.Connection, ctx: RunContext, key: str, group: str) -> None:
     rows = db.execute(
         # INDEXED BY: left to itself the planner walks the (status, occurred_at) index to skip the sort,
-        # that is every active memory for each fact (100 ms a group at 100k memories).
+        # that is every active memory for each fact (29 ms a group at 30k memories, against 1 ms).
         f"SELECT id, fact_value FROM memories INDEXED BY memories_fact WHERE status = 'active' "
         f"AND layer != 'working' AND fact_key = ? AND {_GROUP} = ? ORDER BY occurred_at DESC, rowid DESC",
         (key, group)).fetchall()
