@@ -52,7 +52,8 @@ class ThreadChooser:
             self._cost[threads] = per_char if old is None else old + SMOOTHING * (per_char - old)
 
     def best(self) -> int:
-        """The choice with the lowest running cost; the fewest threads among the untried or tied."""
+        """The choice with the lowest running cost (the fewer threads on a tie); the most threads while
+        none has been timed yet."""
         known = {n: cost for n, cost in self._cost.items() if cost is not None}
         if not known:
             return self.options[-1]
