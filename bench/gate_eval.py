@@ -4,9 +4,15 @@ Runs the gate over tests/data/gate_labelled.jsonl (keep=true is the positive cla
 novelty=1.0, as for a fresh store, once on rules alone and once with the real model, and prints
 precision, recall, F1 and accuracy overall and per language, plus every misclassified text.
 
+With the model it also writes tests/data/gate_sequences.jsonl, in order, into one fresh store
+through the real engine, so that what is already stored moves novelty and duplicate detection as
+it does for a person: a message counts as kept when it was stored as a new long-term memory (not
+left in working memory, not taken as a repeat of an earlier one). Its recall is the share of the
+memories worth keeping that were kept (target >= 0.97).
+
     python bench/gate_eval.py                 # readable report
     python bench/gate_eval.py --json          # one JSON object
-    python bench/gate_eval.py --rules-only    # skip the model
+    python bench/gate_eval.py --rules-only    # skip the model (and the sequence)
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 from hindsight_desktop.core.signals import WriteScorer  # noqa: E402
 
 LABELLED = ROOT / "tests" / "data" / "gate_labelled.jsonl"
+SEQUENCES = ROOT / "tests" / "data" / "gate_sequences.jsonl"
 
 
 def load_labelled(path: Path = LABELLED) -> list[dict[str, Any]]:
@@ -84,12 +91,55 @@ def evaluate(scorer: WriteScorer, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return report
 
 
-def _real_embed(data_dir: Path | None):
+def kept_as_new(result: Any) -> bool:
+    """Stored as a new long-term memory: not left in working memory, not a repeat of an earlier one."""
+    return bool(result.stored) and result.layer != "working" and result.duplicate_of is None
+
+
+def evaluate_sequence(engine: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write every row, in order, into `engine` (a fresh store); metrics overall, per language, misses."""
+    started = time.perf_counter()
+    results = [engine.write(r["text"], client="gate-eval", session_id="gate-sequence") for r in rows]
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    predicted = [kept_as_new(w) for w in results]
+    report: dict[str, Any] = {"overall": metrics(rows, predicted), "per_language": {}}
+    for language in sorted({r["lang"] for r in rows}):
+        pairs = [(r, p) for r, p in zip(rows, predicted, strict=True) if r["lang"] == language]
+        report["per_language"][language] = metrics([r for r, _ in pairs], [p for _, p in pairs])
+    report["misclassified"] = [
+        {
+            "position": i + 1,  # the line in the file
+            "text": r["text"],
+            "lang": r["lang"],
+            "kind": r["kind"],
+            "expected": r["keep"],
+            "score": w.score,
+            "novelty": w.signals.get("novelty"),
+            "relevance": w.signals.get("relevance"),
+            "layer": w.layer,
+            "repeat": w.duplicate_of is not None,
+            "reason": w.reason,
+        }
+        for i, (r, w, p) in enumerate(zip(rows, results, predicted, strict=True))
+        if p != r["keep"]
+    ]
+    report["mean_ms_per_score"] = round(elapsed_ms / max(1, len(rows)), 3)
+    return report
+
+
+def _real_embedder(base: Path):
     from hindsight_desktop.core.default_model import ensure_default_model
     from hindsight_desktop.core.embedder import load_embedder
 
-    base = data_dir or Path(tempfile.gettempdir()) / "hindsight-gate-eval"
-    return load_embedder(ensure_default_model(base / "models")).embed
+    return load_embedder(ensure_default_model(base / "models"))
+
+
+def _run_sequence(embedder: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    from hindsight_desktop.core.engine import MemoryEngine
+
+    with tempfile.TemporaryDirectory(prefix="hindsight-gate-seq-") as tmp, \
+            MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
+        return evaluate_sequence(engine, rows)
 
 
 def _print_report(name: str, report: dict[str, Any]) -> None:
@@ -105,7 +155,12 @@ def _print_report(name: str, report: dict[str, Any]) -> None:
     print(f"  misclassified ({len(misses)}):")
     for miss in misses:
         want = "keep" if miss["expected"] else "drop"
-        print(f"    [{miss['lang']} {miss['kind']}, want {want}, score {miss['score']:.2f}] {miss['text']}")
+        where = f"#{miss['position']} " if "position" in miss else ""
+        extra = "".join(f", {name} {miss[name]:.2f}" for name in ("novelty", "relevance")
+                        if miss.get(name) is not None)
+        extra += ", taken as a repeat" if miss.get("repeat") else ""
+        print(f"    [{where}{miss['lang']} {miss['kind']}, want {want}, score {miss['score']:.2f}{extra}] "
+              f"{miss['text']}")
     print()
 
 
@@ -114,14 +169,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rules-only", action="store_true", help="do not load the model")
     parser.add_argument("--labelled", type=Path, default=LABELLED, help="the JSONL file to score")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where the converted model is cached")
+    parser.add_argument("--sequences", type=Path, default=SEQUENCES, help="the JSONL sequence to write in order")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="cache the converted model here (default: convert afresh, so it is never stale)")
     args = parser.parse_args(argv)
 
     rows = load_labelled(args.labelled)
     results: dict[str, Any] = {"labelled": str(args.labelled), "n": len(rows)}
     results["rules_only"] = evaluate(WriteScorer(), rows)
     if not args.rules_only:
-        results["with_model"] = evaluate(WriteScorer(embed=_real_embed(args.data_dir)), rows)
+        with tempfile.TemporaryDirectory(prefix="hindsight-gate-eval-") as tmp:
+            embedder = _real_embedder(args.data_dir or Path(tmp))
+            results["model"] = embedder.model_id
+            results["with_model"] = evaluate(WriteScorer(embed=embedder.embed), rows)
+            sequence = load_labelled(args.sequences)
+            results["sequences"] = str(args.sequences)
+            results["sequence"] = _run_sequence(embedder, sequence)
 
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
@@ -129,7 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"write gate on {args.labelled.name}: {len(rows)} messages, novelty=1.0\n")
     _print_report("rules only", results["rules_only"])
     if "with_model" in results:
-        _print_report("with model (all-MiniLM-L6-v2)", results["with_model"])
+        _print_report(f"with model ({results['model']})", results["with_model"])
+        seq = results["sequence"]
+        print(f"sequence {args.sequences.name}: {seq['overall']['n']} messages written in order into one store; "
+              f"kept of those worth keeping (recall) {seq['overall']['recall']:.3f}, target 0.97")
+        _print_report(f"sequence through the engine ({results['model']})", seq)
     return 0
 
 

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from hindsight_desktop.core import default_model
 from hindsight_desktop.core.default_model import ensure_default_model
+from hindsight_desktop.core.e5_convert import convert_e5, packaged_e5_file
 from hindsight_desktop.core.embedder import load_embedder
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.extract import extract_entities, fact_key
@@ -143,14 +143,9 @@ async def _reflect_watching_the_loop(engine: MemoryEngine) -> tuple[dict[str, An
 def _second_model(folder: Path, given: Path | None) -> Path:
     if given is not None:
         return given
-    target = folder / "all-MiniLM-L6-v2-f32.gguf"
-    # The project's converter with one setting changed: matrices stay float32 instead of float16.
-    original = default_model._store_as_f16
-    default_model._store_as_f16 = lambda name, array: False
-    try:
-        default_model.convert_minilm(default_model.packaged_model_zip(), target)
-    finally:
-        default_model._store_as_f16 = original
+    # A second real model that the weights package also ships: e5-small pruned to English and Portuguese.
+    target = folder / "e5-small-enpt-q4_0.gguf"
+    convert_e5(packaged_e5_file().with_name("e5-small-enpt-q4.bin"), target)
     return target
 
 

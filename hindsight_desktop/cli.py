@@ -11,7 +11,7 @@ from typing import Any
 
 from hindsight_desktop import __version__, doctor_commands, lifecycle_commands
 from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir, load_settings
-from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.errors import HindsightError, InvalidInput, NotFound
 from hindsight_desktop.mcp import commands as mcp_commands
 
 
@@ -53,8 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("--query")
     forget.add_argument("--purge", action="store_true", help="delete for good from every table and index")
 
-    restore = sub.add_parser("restore", help="bring an archived memory back")
-    restore.add_argument("id")
+    restore = sub.add_parser("restore", help="bring an archived memory back, or a whole forget (--batch)")
+    restore.add_argument("id", nargs="?")
+    restore.add_argument("--batch", metavar="BATCH_ID",
+                         help="undo one forget: restore every memory it archived (the batch id is in the "
+                              "forget's output and in `show`'s history), e.g. an assistant's bulk forget")
+    restore.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                         help="print machine-readable JSON")
 
     link = sub.add_parser("link", help="connect two memories")
     link.add_argument("source")
@@ -126,12 +131,24 @@ def _forget(engine: Any, args: argparse.Namespace) -> dict:
     return receipt.to_dict()
 
 
+def _restore(engine: Any, args: argparse.Namespace) -> dict:
+    if (args.id is None) == (args.batch is None):
+        raise InvalidInput("restore needs a memory id or --batch BATCH_ID (one of them, not both)")
+    if args.id is not None:
+        return engine.restore(args.id).to_dict()
+    restored = engine.undo_forget(args.batch)
+    if not restored:
+        raise NotFound(f"forget batch {args.batch!r} has no archived memories to restore (a wrong batch id, "
+                       "or they were already restored or deleted)")
+    return {"batch": args.batch.strip(), "restored": [m.id for m in restored], "count": len(restored)}
+
+
 COMMANDS = {
     "add": _add,
     "search": _search,
     "show": _show,
     "forget": _forget,
-    "restore": lambda engine, args: engine.restore(args.id).to_dict(),
+    "restore": _restore,
     "link": lambda engine, args: engine.link(args.source, args.target, args.relation).to_dict(),
     "stats": lambda engine, args: engine.stats(),
 }
@@ -153,6 +170,11 @@ def _print(args: argparse.Namespace, result: dict) -> None:
         state = "stored" if result["stored"] else "kept in working memory only"
         extra = f", duplicate of {result['duplicate_of']}" if result["duplicate_of"] else ""
         print(f"{result['id']}: {state} as {result['layer']} (score {result['score']:.2f}{extra})")
+        return
+    if args.command == "restore" and "batch" in result:
+        n = result["count"]
+        print(f"Restored {n} memor{'y' if n == 1 else 'ies'} archived by forget {result['batch']}: "
+              f"{' '.join(result['restored'])}")
         return
     for key, value in result.items():
         print(f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value}")

@@ -50,22 +50,31 @@ class Settings:
         default_factory=lambda: {"density": 0.25, "novelty": 0.20, "relevance": 0.30, "emotion": 0.10, "explicit": 0.15}
     )
     recall_half_life_days: float = 14.0
-    duplicate_similarity: float = 0.95
+    # Similarities below are on each model's measured scale (core/calibration.py, `closeness`): 0 is as
+    # close as unrelated texts land, 1 identical; typical paraphrases land near 0.78 for the models measured.
+    # A duplicate must also say the same thing in nearly the same words with the same numbers
+    # (overlap.same_statement), so this bar only has to rule out texts that are merely on one topic.
+    duplicate_similarity: float = 0.9
     working_ttl_hours: float = 24.0
     archive_after_days: int = 30
     archive_importance_floor: float = 0.3
     decay_half_life_days: float = 60.0  # how fast an unused memory's strength halves (events; facts x2)
     reinforcement_growth: float = 2.0  # a spaced re-use multiplies the half-life by this
     reinforcement_spacing_days: float = 1.0  # uses closer together than this count once
-    consolidation_similarity: float = 0.85  # repeated episodic statements this alike become one fact
+    consolidation_similarity: float = 0.75  # repeated episodic statements this alike become one fact
     consolidation_min_evidence: int = 3
     maintenance_batch: int = 500  # memories per short transaction; maintenance can stop between batches
     capacity_per_client: int = 0  # 0 = no cap
+    # Assistants may delete for good (by id) only what they wrote; True lets them purge any memory they see.
+    assistants_purge_any: bool = False
     idle_minutes: int = 10
     maintenance_every_hours: int = 24
     http_port: int = 8765
     embedding_model: str | None = None  # path of a GGUF file; None = the packaged default
     paused: bool = False
+    # Secrets are always redacted. Personal identifiers (resident ID/身份证, passport, IBAN and phone
+    # numbers) are kept by default, because people ask assistants to remember them; True redacts them too.
+    redact_personal_ids: bool = False
 
     def validate(self) -> Settings:
         if not 0.0 <= self.write_threshold <= 1.0:
@@ -82,6 +91,10 @@ class Settings:
             raise InvalidInput("consolidation_similarity must be in [0.5, 1] and consolidation_min_evidence >= 2")
         if self.capacity_per_client < 0:
             raise InvalidInput("capacity_per_client must be 0 (no cap) or more")
+        if not isinstance(self.redact_personal_ids, bool):
+            raise InvalidInput("redact_personal_ids must be true or false")
+        if not isinstance(self.assistants_purge_any, bool):  # a string "no" must not read as yes
+            raise InvalidInput("assistants_purge_any must be true or false")
         return self
 
     @classmethod

@@ -1,8 +1,10 @@
 """`hindsight-desktop doctor`: every check between "installed" and "my assistant remembers", each with a fix.
 
 The memory-file checks live in core/diagnose.py; this module adds what sits outside the file: the
-data folder, the model, the HTTP port, the keyring, the clients' config files and a real `tools/list`
-round trip made with exactly what each client's config says. Nothing here changes the memory file.
+data folder (and its modes: a folder or file others can read is narrowed to 0700/0600, and the
+finding says what was fixed), the model, the HTTP port, the keyring, the clients' config files and a
+real `tools/list` round trip made with exactly what each client's config says. Nothing here changes
+what the memory file holds.
 
 >>> report = run_doctor(data_dir)                                   # doctest: +SKIP
 >>> [c["name"] for c in report["checks"] if not c["ok"]]            # doctest: +SKIP
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir, load_settings
+from hindsight_desktop.core import private_files
 from hindsight_desktop.core.diagnose import Finding, check_database, check_indexes, check_sqlite_vec
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.mcp import client_config
@@ -47,6 +50,8 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
     findings = [check_data_dir(data_dir), check_database(data_dir / DB_FILE), check_sqlite_vec()]
     model, opened = check_model(data_dir, settings, engine)
     findings.append(model)
+    # After the model check, which may have just created the models folder; listed with the data folder.
+    findings.insert(1, check_file_modes(data_dir))
     try:
         findings.append(check_indexes(opened.store) if opened is not None else Finding(
             "indexes", True, "skipped: the memory could not be opened (see above)", skipped=True))
@@ -62,7 +67,7 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
 def check_data_dir(data_dir: Path) -> Finding:
     """The data folder exists (or can be made) and takes a new file."""
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_files.private_dir(data_dir)
         with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".doctor-"):
             pass
     except OSError as exc:
@@ -70,6 +75,23 @@ def check_data_dir(data_dir: Path) -> Finding:
                        f"give yourself write access to {data_dir}, or point HINDSIGHT_DATA_DIR (or --data-dir) "
                        "at a folder you own")
     return Finding("data dir", True, f"{data_dir} is writable", data={"path": str(data_dir)})
+
+
+def check_file_modes(data_dir: Path) -> Finding:
+    """Only this account may read the data folder: the folder and its subfolders 0700, every file 0600.
+    Anything wider is repaired on the spot, and the finding lists each repair."""
+    try:
+        loose = private_files.loose_paths(data_dir)
+        fixed = private_files.repair(loose)
+    except OSError as exc:
+        return Finding("file modes", False, f"the modes in {data_dir} could not be checked or repaired: {exc}",
+                       f"run `chmod -R go-rwx {data_dir}` (the folder and its files must be yours)")
+    if not loose:
+        return Finding("file modes", True, f"{data_dir} and its files are readable only by you",
+                       data={"fixed": []})
+    lines = [item.describe() for item in fixed]
+    return Finding("file modes", True, f"fixed {len(fixed)} path(s) other accounts could read: " + "; ".join(lines),
+                   data={"fixed": [str(item.path) for item in fixed]})
 
 
 def check_model(data_dir: Path, settings: Settings,

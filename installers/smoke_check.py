@@ -68,7 +68,7 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
 
 def check_contents(app: Path, exe: Path) -> None:
     internal = app / "_internal"
-    model = internal / "models" / "all-MiniLM-L6-v2-f16.gguf"
+    model = internal / "models" / "multilingual-e5-small-q4_0.gguf"
     check(model.is_file() and model.with_name(model.name + ".sha256").is_file(), f"no bundled model at {model}")
     check(any((internal / "llama_cpp" / "lib").glob("libllama.*")), "llama.cpp libraries missing")
     check(any((internal / "sqlite_vec").glob("vec0.*")), "sqlite-vec's vec0 library missing")
@@ -185,8 +185,8 @@ def check_serve(exe: Path, home: Path) -> None:
     check(any("Priya" in t for t in texts), f"the written memory was not found: {trip['search']}")
     check("Traceback" not in stderr, f"serve wrote a traceback:\n{stderr[-2000:]}")
     results["serve: first MCP answer (tools/list)"] = f"{trip['answered'] - started:.2f} s after launch"
-    bundled = (exe.parent / "_internal" / "models" / "all-MiniLM-L6-v2-f16.gguf.sha256").read_text()
-    copied = (home / "data" / "models" / "all-MiniLM-L6-v2-f16.gguf.sha256").read_text()
+    bundled = (exe.parent / "_internal" / "models" / "multilingual-e5-small-q4_0.gguf.sha256").read_text()
+    copied = (home / "data" / "models" / "multilingual-e5-small-q4_0.gguf.sha256").read_text()
     check(bundled == copied, "the data folder's model is not the bundled one (was it converted?)")
     results["model"] = "bundled GGUF copied into the data folder (checksums equal); no conversion"
 

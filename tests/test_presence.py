@@ -33,7 +33,7 @@ def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
 def served(engine: MemoryEngine) -> Iterator[tuple[HttpServer, dict[str, str]]]:
     with token_env():
         registry = ClientRegistry.open(engine.data_dir)
-        tokens = {name: registry.add(name)[0] for name in ("cursor", "claude-desktop")}
+        tokens = {name: registry.add(name)[0] for name in ("cursor", "claude-code")}
     server = HttpServer(engine, free_port(), registry).start()
     yield server, tokens
     server.stop()
@@ -65,12 +65,12 @@ def test_two_clients_each_by_their_own_token(served, engine: MemoryEngine):
 
     async def scenario():
         async with http_client(server.url, tokens["cursor"]) as cursor, \
-                http_client(server.url, tokens["claude-desktop"]) as claude:
+                http_client(server.url, tokens["claude-code"]) as claude:
             await call(claude, "memory_search", query="anything about passports?")
             await cursor.list_tools()
             return server.presence.connected()
 
-    assert anyio.run(scenario) == ["claude-desktop", "cursor"]
+    assert anyio.run(scenario) == ["claude-code", "cursor"]
     assert engine.events() == []  # nothing was written: the event log alone would have seen no one
 
 

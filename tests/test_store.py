@@ -36,16 +36,26 @@ def test_backup_is_a_readable_copy(tmp_path):
     store.close()
 
 
-def test_migration_from_an_older_version_backs_up_first(tmp_path, monkeypatch):
+def test_migration_backs_up_first_and_keeps_the_backup_only_if_it_fails(tmp_path, monkeypatch):
     path = tmp_path / "m.sqlite3"
     Store(path).close()
+    backup = tmp_path / f"m.v{len(MIGRATIONS)}.backup.sqlite3"
+
+    def broken(db):
+        assert backup.is_file() and backup.stat().st_mode & 0o777 == 0o600  # copied first, private
+        raise RuntimeError("migration bug")
+
+    monkeypatch.setattr("hindsight_desktop.core.store.MIGRATIONS", [*MIGRATIONS, broken])
+    with pytest.raises(RuntimeError, match="migration bug"):
+        Store(path)
+    assert backup.is_file()  # a failed migration keeps its backup
     added = []
     monkeypatch.setattr("hindsight_desktop.core.store.MIGRATIONS",
                         [*MIGRATIONS, lambda db: added.append(db.execute("CREATE TABLE extra (x)"))])
     store = Store(path)
     assert store.schema_version == len(MIGRATIONS) + 1
     assert added
-    assert (tmp_path / f"m.v{len(MIGRATIONS)}.backup.sqlite3").is_file()
+    assert not backup.exists()  # a committed one removes it: a full copy a purge could not reach
     store.close()
 
 

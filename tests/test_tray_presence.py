@@ -28,22 +28,22 @@ def test_connected_clients_and_the_port_in_the_tray(qtbot, app_paths, embedder, 
         assert tray.act_server.text() == f"MCP server: running on port {port}"
         assert tray.act_server.toolTip() == f"http://127.0.0.1:{port}/mcp"
         qtbot.waitUntil(lambda: watch._last is not None)  # the first look at start-up is done
-        tokens = {name: app.backend.registry.add(name)[0] for name in ("cursor", "claude-desktop")}
+        tokens = {name: app.backend.registry.add(name)[0] for name in ("cursor", "claude-code")}
         watch.poll()  # the registered clients, as after adding them in Settings
         qtbot.waitUntil(lambda: tray.act_clients.text() == "Connected: none right now")
         assert "cursor" in tray.act_clients.toolTip()
 
         async def scenario():
             async with http_client(app.backend.server.url, tokens["cursor"]) as cursor, \
-                    http_client(app.backend.server.url, tokens["claude-desktop"]) as claude:
+                    http_client(app.backend.server.url, tokens["claude-code"]) as claude:
                 await cursor.list_tools()
                 await call(claude, "memory_search", query="where is the spare key?")
                 watch.check_presence()  # what the timer does every few seconds
                 return tray.act_clients.text()
 
-        assert anyio.run(scenario) == "Connected: claude-desktop, cursor"
+        assert anyio.run(scenario) == "Connected: claude-code, cursor"
         assert sorted(text for title, text in tray.messages if title == NEW) == [
-            "claude-desktop used your memory for the first time.", "cursor used your memory for the first time."]
+            "claude-code used your memory for the first time.", "cursor used your memory for the first time."]
         # Both closed their sessions; the server notices their streams have gone soon after.
         qtbot.waitUntil(lambda: watch.check_presence() or tray.act_clients.text() == "Connected: none right now")
 

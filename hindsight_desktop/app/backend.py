@@ -42,6 +42,7 @@ class Backend(QObject):
     paused_changed = Signal(bool)
     memories_changed = Signal()  # something the app did changed memories: views refresh
     server_changed = Signal()
+    job_started = Signal(object, str)  # a long job with progress (Task, what it does): the job bar follows it
 
     def __init__(self, paths: AppPaths, settings: Settings, workers: Workers, *, embedder: Any = None,
                  serve: bool = True, parent: QObject | None = None) -> None:
@@ -58,6 +59,7 @@ class Backend(QObject):
         self.error: str | None = None
         self.paused = False
         self.maintenance = False
+        self.switch_task: Task | None = None  # the latest model switch started here
         self._state = "starting"
 
     # ---- opening -------------------------------------------------------------------------------
@@ -174,7 +176,14 @@ class Backend(QObject):
             engine.use_model(target)
             return engine.reembed(progress=progress)
 
-        return self.call(switch, name="re-embed", progress=True)
+        self.switch_task = self.call(switch, name="re-embed", progress=True)
+        self.job_started.emit(self.switch_task, "Re-embedding memories with the new model")
+        return self.switch_task
+
+    @property
+    def switching(self) -> bool:
+        """A model switch started here is still re-embedding."""
+        return self.switch_task is not None and not self.switch_task.is_finished
 
     def restart_server(self) -> Task:
         """Stop the HTTP server and start it again on the port in the settings (on a worker)."""

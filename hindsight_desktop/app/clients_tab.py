@@ -114,6 +114,15 @@ class ClientsTab(QWidget):
             self.add_client(name.strip())
 
     def add_client(self, name: str, rotate: bool = False) -> Task | None:
+        from hindsight_desktop.core.errors import InvalidInput
+        from hindsight_desktop.mcp.identity import http_client_name
+
+        try:  # a reserved or malformed name is refused here, before any token is minted
+            http_client_name(name)
+        except InvalidInput as exc:
+            self.message.emit(f"Could not add the client: {exc}")
+            return None
+
         def added(result: tuple[str, Any]) -> None:
             token, saved = result
             self.token_created.emit(name, token)

@@ -1,8 +1,11 @@
-"""The detail pane: one memory in full, with its links (click to go there) and its history."""
+"""The detail pane: one memory in full, with its links (click to go there) and its history. When an
+archived memory was taken with others in one forget (an assistant's bulk forget, typically), the pane
+offers to restore that whole forget."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
@@ -12,11 +15,22 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.core.models import Event, Link, Memory
+from hindsight_desktop.core.render import PERSON_WRITERS
 
 MAX_LINKS = 20
 EVENT_WORDS = {"write": "remembered", "reinforce": "repeated", "supersede": "replaced an older memory",
                "edit": "edited", "link": "linked", "forget": "forgotten", "restore": "restored",
                "purge": "purged", "merge": "merged a duplicate", "pin": "pinned"}
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The forget that archived the shown memory together with others, restorable as one."""
+
+    id: str
+    by: str  # who forgot (an assistant's name, or the person's)
+    at: datetime
+    size: int  # how many of it are still archived, the shown memory included
 
 
 @dataclass
@@ -26,6 +40,7 @@ class Extras:
     links: list[Link] = field(default_factory=list)
     previews: dict[str, str] = field(default_factory=dict)  # linked id -> its first words
     events: list[Event] = field(default_factory=list)
+    batch: Batch | None = None
 
 
 def load_extras(engine: Any, memory_id: str) -> Extras:
@@ -39,7 +54,30 @@ def load_extras(engine: Any, memory_id: str) -> Extras:
             previews[other] = fmt.one_line(engine.get(other).content, 90)
         except NotFound:  # purged meanwhile
             previews[other] = "(gone)"
-    return Extras(links, previews, engine.events(memory_id, limit=50))
+    events = engine.events(memory_id, limit=50)
+    return Extras(links, previews, events, _batch_of(engine, memory_id, events))
+
+
+def _batch_of(engine: Any, memory_id: str, events: list[Event]) -> Batch | None:
+    """The batch of the forget that archived this memory, when that forget took others too and this
+    memory is still archived by it (not restored, not archived again by maintenance)."""
+    latest = next((e for e in events if e.kind in ("forget", "restore")), None)  # events come newest first
+    if latest is None or latest.kind != "forget":
+        return None
+    batch = (latest.detail or {}).get("batch")  # maintenance's archives carry none
+    if not isinstance(batch, str) or not batch:
+        return None
+    members = engine.forget_batch(batch)
+    if memory_id not in members or len(members) < 2:  # alone: the plain Restore does the same
+        return None
+    return Batch(batch, latest.client, latest.at, len(members))
+
+
+def _batch_html(batch: Batch) -> str:
+    who = "You" if batch.by in PERSON_WRITERS else fmt.esc(batch.by)
+    return (f"<p>{who} archived this with {fmt.count(batch.size - 1, 'other memory')} in one forget, "
+            f"{fmt.esc(fmt.when(batch.at))}. <a href='batch:{fmt.esc(batch.id)}'>Restore all "
+            f"{batch.size:,} memories of that forget</a></p>")
 
 
 def _event_line(e: Event) -> str:
@@ -79,6 +117,8 @@ def render_html(m: Memory, extras: Extras | None, muted: str, accent: str) -> st
     if extras is None:
         parts.append("<p class=m>Loading links and history…</p>")
         return "".join(parts)
+    if extras.batch is not None and m.status == "archived":
+        parts.append(_batch_html(extras.batch))
     if extras.links:
         items = []
         for link in extras.links:
@@ -93,9 +133,11 @@ def render_html(m: Memory, extras: Extras | None, muted: str, accent: str) -> st
 
 
 class DetailPane(QWidget):
-    """Shows the selected memory; `open_memory(id)` fires when a link is clicked."""
+    """Shows the selected memory; `open_memory(id)` fires when a link is clicked, `undo_batch(batch)`
+    when the person asks to restore the whole forget that archived it."""
 
     open_memory = Signal(str)
+    undo_batch = Signal(str)
 
     def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -138,3 +180,5 @@ class DetailPane(QWidget):
     def _clicked(self, url: QUrl) -> None:
         if url.scheme() == "memory":
             self.open_memory.emit(url.path())
+        elif url.scheme() == "batch":
+            self.undo_batch.emit(url.path())

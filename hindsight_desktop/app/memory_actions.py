@@ -1,5 +1,6 @@
 """What the person can do to memories: edit, pin, forget (archive), restore, purge, undo the last
-archive. Each runs `engine` methods on a worker and reports the changed memories by signal."""
+archive, and undo any one forget batch (an assistant's bulk forget). Each runs `engine` methods on a
+worker and reports the changed memories by signal."""
 
 from __future__ import annotations
 
@@ -104,6 +105,21 @@ class MemoryActions(QObject):
         self.undo_changed.emit(False)
         return self._run(_restore, ids, name="undo",
                          done=lambda ms: self._changed(ms, f"Restored {fmt.count(len(ms), 'memory')}."))
+
+    def undo_batch(self, batch: str) -> Task | None:
+        """Restore every memory one forget batch archived that is still archived (any client's forget)."""
+        if not batch:
+            return None
+        return self._run(lambda e: e.undo_forget(batch), name="undo forget", done=self._batch_restored)
+
+    def _batch_restored(self, memories: list[Memory]) -> None:
+        restored = {m.id for m in memories}
+        if restored & set(self.last_archived):  # the person's own Undo has nothing left to do there
+            self.last_archived = [i for i in self.last_archived if i not in restored]
+            self.undo_changed.emit(bool(self.last_archived))
+        text = (f"Restored {fmt.count(len(memories), 'memory')} archived in that forget." if memories
+                else "Nothing to restore: that forget's memories were already restored or deleted.")
+        self._changed(memories, text)
 
     def restore(self, ids: list[str]) -> Task | None:
         if not ids:

@@ -1,5 +1,6 @@
 """The timeline window: every memory by day (newest first), search with a "why" panel, filters, the
-detail pane, and the actions (edit, pin, forget, restore, purge, undo, export, import)."""
+detail pane, and the actions (edit, pin, forget, restore, purge, undo — the person's last forget, or
+from the detail pane any one forget batch, such as an assistant's bulk forget — export, import)."""
 
 from __future__ import annotations
 
@@ -160,6 +161,7 @@ class TimelineWindow(QMainWindow):
         self.job_bar = JobBar()
         self.statusBar().addWidget(self.count_label, 1)
         self.statusBar().addPermanentWidget(self.job_bar)
+        self.backend.job_started.connect(self.job_bar.follow)  # e.g. the re-embed a model switch starts
         self.transfer = TransferActions(self.backend, self, self.job_bar, self.filter_bar.filters, self.selected_ids)
 
     def _action(self, text: str, slot: Callable[[], Any], keys: QKeySequence | str | None = None,
@@ -227,6 +229,7 @@ class TimelineWindow(QMainWindow):
         self.timeline_view.doubleClicked.connect(lambda _i: self.edit_current())
         self.search_view.doubleClicked.connect(lambda _i: self.edit_current())
         self.detail.open_memory.connect(self.go_to)
+        self.detail.undo_batch.connect(self.actions_.undo_batch)
         self.actions_.changed.connect(self._memories_changed)
         self.actions_.removed.connect(self._memories_removed)
         self.actions_.message.connect(lambda text: self.statusBar().showMessage(text, 6000))

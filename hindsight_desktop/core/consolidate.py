@@ -147,7 +147,7 @@ def _insert(db: apsw.Connection, ctx: RunContext, members: list[tuple], centre: 
     _subsume(db, ctx, semantic_id, ids)
     log_event(db, now, "consolidate", semantic_id, ctx.client, {"evidence": ids, "method": method})
     ctx.count("consolidated")
-    ctx.note("consolidations", {"semantic": semantic_id, "evidence": ids, "content": text})
+    ctx.note("consolidations", {"semantic": semantic_id, "evidence": ids})  # ids only: the text is in the row
     return semantic_id
 
 

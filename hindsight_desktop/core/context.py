@@ -11,35 +11,49 @@ from threading import Lock
 import numpy as np
 
 from hindsight_desktop.config import Settings
+from hindsight_desktop.core.calibration import Calibration
 from hindsight_desktop.core.store import Store
 from hindsight_desktop.core.vectors import VectorIndex
 
 
 class EmbedCache:
-    """Remembers the last few embeddings, so the write gate and the store share one model call per text."""
+    """Remembers the last few embeddings, so the write gate and the store share one model call per text.
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray], size: int = 256) -> None:
+    `kind` is "passage" for text that is stored and "query" for a question (see embedder.QUERY).
+    """
+
+    def __init__(self, embed: Callable[..., np.ndarray], size: int = 256) -> None:
         self._embed = embed
         self._size = size
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = Lock()
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def __call__(self, texts: list[str], kind: str = "passage") -> np.ndarray:
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._items]
+            missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._items]
         if missing:
-            fresh = self._embed(missing)
+            fresh = self._embed(missing, kind)
             with self._lock:
                 for text, vector in zip(missing, fresh, strict=True):
-                    self._items[text] = vector
-                    self._items.move_to_end(text)
+                    self._items[(kind, text)] = vector
+                    self._items.move_to_end((kind, text))
                 while len(self._items) > self._size:
                     self._items.popitem(last=False)
         with self._lock:
-            found = {t: self._items.get(t) for t in texts}
+            found = {t: self._items.get((kind, t)) for t in texts}
         if any(v is None for v in found.values()):  # evicted by a very large batch: embed directly
-            return self._embed(texts)
-        return np.stack([found[t] for t in texts]) if texts else self._embed([])
+            return self._embed(texts, kind)
+        return np.stack([found[t] for t in texts]) if texts else self._embed([], kind)
+
+    def discard(self, texts: list[str]) -> None:
+        """Forget the embeddings of these texts (of every kind): a purged memory leaves no vector here."""
+        gone = set(texts)
+        with self._lock:
+            for key in [k for k in self._items if k[1] in gone]:
+                del self._items[key]
+        inner = getattr(self._embed, "discard", None)  # a switch's JointEmbed holds two more caches
+        if inner is not None:
+            inner(texts)
 
 
 @dataclass
@@ -51,4 +65,5 @@ class Parts:
     settings: Settings
     clock: Callable[[], datetime]
     model_id: str
+    calibration: Calibration  # the score scale of the model new text is embedded with
     extra: dict = field(default_factory=dict)

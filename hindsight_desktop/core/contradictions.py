@@ -81,8 +81,7 @@ def _resolve(db: apsw.Connection, ctx: RunContext, key: str, group: str) -> None
                    (winner, ctx.now_db, loser))
         db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
                    "VALUES (?, ?, 'supersedes', 1.0, ?)", (winner, loser, ctx.now_db))
-        log_event(db, ctx.now_db, "supersede", loser, ctx.client,
-                  {"superseded_by": winner, "why": "contradiction", "fact": key, "value": value,
-                   "new_value": winning_value})
+        # No fact wording or values: they are the memories' text, which a purge must take with it.
+        log_event(db, ctx.now_db, "supersede", loser, ctx.client, {"superseded_by": winner, "why": "contradiction"})
         ctx.count("contradictions")
         ctx.note("supersessions", {"winner": winner, "superseded": loser, "fact": key})

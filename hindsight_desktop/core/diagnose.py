@@ -25,6 +25,7 @@ from hindsight_desktop.core import keyword, spaces, validate
 from hindsight_desktop.core.errors import NotFound
 from hindsight_desktop.core.repair import LONG_TERM_ROWIDS
 from hindsight_desktop.core.rows import load_memory
+from hindsight_desktop.core.signals import dominant_language
 from hindsight_desktop.core.store import BUSY_TIMEOUT_MS, MIGRATIONS, Store
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explan
             rowid, memory = load_memory(db, memory_id)
         except NotFound:
             ex = Explanation(query=text, memory_id=memory_id, exists=False)
-            return _judge(ex, engine.recall_weights.min_similarity)
+            return _judge(ex, 0.0)
         ex = Explanation(query=text, memory_id=memory.id, exists=True, content=memory.content,
                          status=memory.status, layer=memory.layer, superseded_by=memory.superseded_by)
         ex.vector_models = _vector_models(db, parts.vectors, rowid)
@@ -193,10 +194,13 @@ def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explan
         ex.keyword_indexed, ex.matched_terms = _keyword_evidence(db, rowid, ex.terms)
         stored = parts.vectors.vectors(db, [rowid]).get(rowid)
     if stored is not None and ex.vector_models:
-        ex.similarity = round(float(np.dot(stored, parts.embed([text])[0])), 4)
+        ex.similarity = round(float(np.dot(stored, parts.embed([text], "query")[0])), 4)
     if memory.layer != "working":  # working memory is never a candidate: no search needed to know
         _rank(engine, ex)
-    return _judge(ex, engine.recall_weights.min_similarity)
+    # Recall's floor for a candidate with only vector evidence, for this question's and memory's languages.
+    scale = parts.calibration
+    floor = scale.evidence_floor(dominant_language(text), dominant_language(memory.content))
+    return _judge(ex, floor)
 
 
 def _vector_models(db: apsw.Connection, vectors: Any, rowid: int) -> list[str]:

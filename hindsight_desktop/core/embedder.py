@@ -26,6 +26,12 @@ if "OMP_WAIT_POLICY" not in os.environ:
 _CONTEXT = 512
 _GGUF_MAGIC = b"GGUF"
 EMBED_GROUP = 4
+# What a text is embedded as: a question asked of the memory, or a memory stored in it. Models trained
+# with instructions (e5: "query: " / "passage: ") place the two apart; others embed both alike.
+QUERY, PASSAGE = "query", "passage"
+_PREFIX_KEYS = {QUERY: "hindsight.query_prefix", PASSAGE: "hindsight.passage_prefix"}
+_LANGUAGES_KEY = "hindsight.languages"
+_parallel_lock = threading.Lock()
 
 
 class Embedder:
@@ -45,7 +51,7 @@ class Embedder:
         self._threads_now = self._threads
         self._chooser = ThreadChooser(self._threads)
         try:
-            with _quiet_stderr():
+            with _quiet_stderr(), _sequences_per_call(EMBED_GROUP):
                 self._llm = llama_cpp.Llama(
                     model_path=str(model_path),
                     embedding=True,
@@ -61,15 +67,24 @@ class Embedder:
         self.dim = int(self._llm.n_embd())
         if self.dim <= 0:
             raise ModelError(f"{model_path} reports no embedding size; is it an embedding model?")
+        metadata = dict(self._llm.metadata or {})
+        self.prefixes = {kind: metadata.get(key, "") for kind, key in _PREFIX_KEYS.items()}
+        self.name = metadata.get("general.name", model_path.stem)
+        self.multilingual = metadata.get(_LANGUAGES_KEY) == "multilingual"
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed many texts; an empty list gives a (0, dim) array."""
+    def embed(self, texts: list[str], kind: str = PASSAGE) -> np.ndarray:
+        """Embed many texts as `kind` (PASSAGE: stored memories; QUERY: questions); an empty list gives
+        a (0, dim) array."""
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise InvalidInput("embed() takes a list of strings")
+        if kind not in _PREFIX_KEYS:
+            raise InvalidInput(f"unknown embedding kind {kind!r}; use 'query' or 'passage'")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # Empty strings would embed only [CLS][SEP]; a space keeps shapes uniform and harmless.
-        cleaned = [t if t.strip() else " " for t in texts]
+        # Empty strings would embed only the special tokens; a space keeps shapes uniform and harmless.
+        # Outer white space is stripped: SentencePiece drops it anyway, and other tokenizers should agree.
+        prefix = self.prefixes[kind]
+        cleaned = [prefix + t.strip() if t.strip() else prefix + " " for t in texts]
         rows: list = []
         with self._lock:
             # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
@@ -92,8 +107,27 @@ class Embedder:
             self._threads_now = wanted
         return wanted
 
-    def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+    def embed_one(self, text: str, kind: str = PASSAGE) -> np.ndarray:
+        return self.embed([text], kind)[0]
+
+
+@contextlib.contextmanager
+def _sequences_per_call(limit: int):
+    """Make llama-cpp-python size its context for `limit` sequences per call instead of 256.
+
+    For an embedding model it asks llama.cpp for as many parallel sequences as it allows, and llama.cpp
+    reserves an output row of vocabulary size for each: with e5's 250k-token vocabulary that is 256 MB
+    (measured RSS 498 MB against 281 MB capped at 4). We never embed more than EMBED_GROUP texts per call.
+    """
+    import llama_cpp.llama_cpp as low_level
+
+    with _parallel_lock:
+        original = low_level.llama_max_parallel_sequences
+        low_level.llama_max_parallel_sequences = lambda: min(limit, original())
+        try:
+            yield
+        finally:
+            low_level.llama_max_parallel_sequences = original
 
 
 def _check_gguf_file(path: Path) -> None:
@@ -137,7 +171,7 @@ def load_embedder(model_path: Path) -> Embedder:
 
 
 def default_embedder(data_dir: Path | None = None) -> Embedder:
-    """The packaged all-MiniLM-L6-v2, converted to GGUF under `data_dir/models` on first use."""
+    """The packaged multilingual-e5-small, converted to GGUF under `data_dir/models` on first use."""
     from hindsight_desktop.config import default_data_dir
 
     base = Path(data_dir) if data_dir is not None else default_data_dir()

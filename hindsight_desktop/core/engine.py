@@ -34,6 +34,7 @@ from hindsight_desktop.core.policy import MaintenancePolicy
 from hindsight_desktop.core.recall import MODES, Query, RecallWeights, recall, time_window
 from hindsight_desktop.core.rows import (
     MEMORY_COLUMNS,
+    edit_detail,
     event_from_row,
     load_memory,
     log_event,
@@ -99,7 +100,15 @@ class MemoryEngine:
     def model_status(self) -> dict[str, Any]:
         """The model in use, the one being switched to (if any) and the re-embed's progress."""
         self._sync_models()
-        return reembed.status(self.store)
+        status = reembed.status(self.store)
+        scale = self.parts.calibration
+        status["languages"] = {
+            "multilingual": bool(getattr(self.embedder, "multilingual", False)),
+            # Measured when the model loaded: the share of probe paraphrases it finds, per script.
+            "paraphrases_found": dict(scale.separation),
+            "covers_chinese": bool(getattr(self.embedder, "multilingual", False)) and scale.separation["zh"] >= 0.9,
+        }
+        return status
 
     def use_model(self, path: str | Path, *, client: str = PERSON) -> dict[str, Any]:
         """Switch to the GGUF embedding model at `path`. Memories are re-embedded by `reembed()` (or
@@ -171,9 +180,10 @@ class MemoryEngine:
         limit = validate.positive_int(limit, "limit", high=200)
         if mode not in MODES:
             raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
-        days = validate.positive_number(time_range_days, "time_range_days")
+        days = validate.days(time_range_days, "time_range_days")
         q = Query(
-            text=text, limit=limit, layers=_tuple(layer, validate.layer), types=_tuple(type, _type_label),
+            text=text, limit=limit, layers=_tuple(layer, validate.layer, "layer"),
+            types=_tuple(type, _type_label, "type"),
             since=time_window(self.clock(), days) if days is not None else _when(since, "since"),
             until=_when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
         )
@@ -266,7 +276,7 @@ class MemoryEngine:
         """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed."""
         changes: dict[str, Any] = {}
         if content is not None:
-            changes["content"], _ = redact_secrets(validate.content(content))
+            changes["content"], _ = redact_secrets(validate.content(content), self.settings.redact_personal_ids)
         if type is not None:
             changes["type"] = validate.label(type, "type")
         if importance is not None:
@@ -274,7 +284,8 @@ class MemoryEngine:
         if pinned is not None:
             changes["pinned"] = int(bool(pinned))
         if summary is not None:
-            changes["summary"] = validate.optional_text(summary, "summary", 2000)
+            checked = validate.optional_text(summary, "summary", 2000)
+            changes["summary"] = checked and redact_secrets(checked, self.settings.redact_personal_ids)[0]
         if not changes:
             raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary")
         return self._with_models(lambda: self._edit(memory_id, client, changes))
@@ -298,10 +309,7 @@ class MemoryEngine:
             sets = ", ".join(f"{k} = ?" for k in changes)
             db.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE rowid = ?",
                        (*changes.values(), to_db(now), rowid))
-            detail = {k: v for k, v in changes.items() if k != "entities"}
-            if "content" in detail:
-                detail["previous_content"] = before.content
-            log_event(db, to_db(now), "edit", memory_id, client, detail)
+            log_event(db, to_db(now), "edit", memory_id, client, edit_detail(changes, before))
             return load_memory(db, memory_id)[1]
 
     def forget(self, *, ids: list[str] | str | None = None, older_than_days: float | None = None,
@@ -310,16 +318,16 @@ class MemoryEngine:
                client: str = PERSON, sees_all: bool = True) -> ForgetReceipt:
         """Archive (default) or purge every memory that matches all the given conditions."""
         req = forgetting.ForgetRequest(
-            client=client, ids=[ids] if isinstance(ids, str) else ids,
-            older_than_days=validate.positive_number(older_than_days, "older_than_days"),
+            client=client, ids=None if ids is None else validate.text_list(ids, "memory_id", max_items=validate.MAX_IDS),
+            older_than_days=validate.days(older_than_days, "older_than_days"),
             layer=validate.layer(layer), type=validate.label(type, "type"),
             below_importance=validate.unit_interval(below_importance, "below_importance"),
             written_by=written_by, query=None if query is None else validate.query(query),
-            purge=bool(purge), sees_all=sees_all,
+            purge=bool(purge), sees_all=sees_all, purge_any=self.settings.assistants_purge_any,
         )
         receipt = self._with_models(lambda: self._forget(req))
         if req.purge and receipt.forgotten:
-            self.store.checkpoint()
+            receipt.wal_cleared = self.store.checkpoint()
         return receipt
 
     def _forget(self, req: forgetting.ForgetRequest) -> ForgetReceipt:
@@ -327,8 +335,32 @@ class MemoryEngine:
         with self.store.write() as db:
             targets = forgetting.select(self.parts, db, req, now)
             if req.purge:
-                return forgetting.purge(self.parts, db, targets, req.client, now)
-            return forgetting.archive(db, targets, req.client, now)
+                receipt = forgetting.purge(self.parts, db, targets, req.client, now)
+            else:
+                receipt = forgetting.archive(db, forgetting.within_cap(req, targets), req.client, now)
+        receipt.matched, receipt.left = len(targets), len(targets) - len(receipt.forgotten)
+        return receipt
+
+    def undo_forget(self, batch: str, *, client: str = PERSON) -> list[Memory]:
+        """Restore every memory one archive batch (a receipt's `batch`) took that is still archived."""
+        if not isinstance(batch, str) or not batch.strip():
+            raise InvalidInput("batch must be the batch id of a forget receipt")
+        now = self.clock()
+        with self.store.write() as db:
+            members = forgetting.batch_members(db, batch.strip())
+            for rowid, memory_id in members:
+                db.execute("UPDATE memories SET status = 'active', updated_at = ? WHERE rowid = ?",
+                           (to_db(now), rowid))
+                log_event(db, to_db(now), "restore", memory_id, client, {"from": "archived", "batch": batch})
+            return [load_memory(db, mid)[1] for _, mid in members]
+
+    def forget_batch(self, batch: str) -> list[str]:
+        """The ids of the memories one archive batch took that are still archived: what
+        `undo_forget(batch)` would restore now."""
+        if not isinstance(batch, str) or not batch.strip():
+            raise InvalidInput("batch must be the batch id of a forget receipt")
+        with self.store.read() as db:
+            return [memory_id for _, memory_id in forgetting.batch_members(db, batch.strip())]
 
     def restore(self, memory_id: str, *, client: str = PERSON) -> Memory:
         """Bring an archived or superseded memory back into normal recall."""
@@ -423,10 +455,10 @@ def _type_label(value: Any) -> str | None:
     return validate.label(value, "type")
 
 
-def _tuple(value: Any, check: Callable[[Any], str | None]) -> tuple[str, ...] | None:
+def _tuple(value: Any, check: Callable[[Any], str | None], field: str) -> tuple[str, ...] | None:
     if value is None:
         return None
-    items = [value] if isinstance(value, str) else list(value)
+    items = validate.text_list(value, field, max_chars=40)
     return tuple(check(v) for v in items) or None
 
 

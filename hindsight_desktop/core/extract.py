@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
+from hindsight_desktop.core import segment
 from hindsight_desktop.core.extract_dates import Found, find_dates, find_times
 from hindsight_desktop.core.extract_facts import fact_key
 from hindsight_desktop.core.extract_lexicon import (
@@ -60,6 +61,11 @@ _PHONE = re.compile(
     r"(?<![\d+])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)"
     r"|(?<![\w+])\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]?\d{2,4}){1,4}(?!\d)"
     r"|(?<!\d)(?:\(\d{3}\)\s?|\d{3}[.-])\d{3}[.-]\d{4}(?!\d)"
+)
+# Chinese licence plates: province character, city letter, 5 characters (6 for new-energy cars).
+_PLATE = re.compile(
+    r"(?P<p>[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼])\s?(?P<c>[A-HJ-Za-hj-z])\s?[·•・.\-]?\s?"
+    r"(?P<n>[A-HJ-NP-Za-hj-np-z0-9]{5,6})(?![A-Za-z0-9])"
 )
 _FLIGHT = re.compile(r"\b(?P<a>[A-Z]{2}|[A-Z]\d|\d[A-Z])(?P<sp>\s?)(?P<n>\d{2,4})(?![A-Za-z0-9])")
 _ROOM = re.compile(
@@ -158,6 +164,9 @@ def _contacts(c: _Collector) -> None:
 
 
 def _codes(c: _Collector) -> None:
+    for m in _PLATE.finditer(c.text):
+        if any(ch.isdigit() for ch in m.group("n")):
+            c.add("code", m.start(), m.end(), (m.group("p") + m.group("c") + m.group("n")).upper())
     for m in _FLIGHT.finditer(c.text):
         # "UA 857" only for known airlines; "CA981" (no space) for any two-character prefix.
         if m.group("sp") and m.group("a") not in _AIRLINES:
@@ -265,6 +274,37 @@ def _english_people(c: _Collector) -> None:
             run = []
 
 
+_CN_PLACE_SUFFIX = ("省", "市", "区", "县", "镇", "乡", "村", "路", "街", "大道", "大街", "胡同", "广场", "公园", "机场",
+                    "车站", "火车站", "高铁站", "地铁站", "小区", "景区", "新区")
+_CN_TITLES = re.compile(f"[{_CN_SURNAMES}](?:医生|大夫|主任|老师|教授|律师|先生|女士|小姐|阿姨|叔叔|师傅|经理|护士)")
+_CN_TITLE_BEFORE = "的是和跟找叫给问位个见与同让"
+
+
+def _chinese_words(c: _Collector) -> None:
+    """Names jieba's HMM finds that its dictionary does not know ("王小红", "刘子轩"), when they
+    start with a surname; and places the segmenter cuts as one word with a place ending (西湖区, 文三路)."""
+    if not segment.has_han(c.text):
+        return
+    for start, end, word in segment.new_words(c.text):
+        compound = word.startswith(_CN_COMPOUND)
+        size = len(word) - (1 if compound else 0)
+        if (compound or word[0] in _CN_SURNAMES) and 2 <= size <= 3 and not _CN_NOT_IN_NAME & set(word[1:]):
+            c.add("person", start, end, word)
+    tok = segment.tokenizer()
+    for m in segment.HAN_RUN.finditer(c.text):
+        pos, prev = m.start(), ""
+        for word in tok.cut(m.group(0), HMM=True):
+            if word.endswith(_CN_PLACE_SUFFIX) and len(word) >= 3 and not _CN_NOT_IN_NAME & set(word):
+                c.add("place", pos, pos + len(word), word)
+            elif word in _CN_PLACE_SUFFIX and len(word) == 2 and len(prev) >= 2 and not _CN_NOT_IN_NAME & set(prev):
+                c.add("place", pos - len(prev), pos + len(word), prev + word)  # 中山 + 公园
+            pos, prev = pos + len(word), word
+    for m in _CN_TITLES.finditer(c.text):
+        before = c.text[m.start() - 1] if m.start() else ""
+        if not before or not re.match(f"[{CJK}]", before) or before in _CN_TITLE_BEFORE:
+            c.add("person", m.start(), m.end(), m.group(0))
+
+
 def _chinese_people(c: _Collector) -> None:
     text = c.text
     for i, ch in enumerate(text):
@@ -313,4 +353,5 @@ def extract_entities(text: str, reference: datetime) -> list[Entity]:
     _orgs_and_places(c)
     _english_people(c)
     _chinese_people(c)
+    _chinese_words(c)
     return c.entities()

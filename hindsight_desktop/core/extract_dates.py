@@ -14,8 +14,16 @@ Granularity of values:
   date would claim a precision the text does not have;
 - offsets ("in 3 days", "2 weeks ago", 三天后, "3 months ago") give the exact day, months clamped
   to the month's end (Jan 31 + 1 month = Feb 28/29);
-- dates written without a year ("May 3", 5月3日) take the reference's year;
-- "05/03/2023" is month/day/year (US) unless the first number is over 12.
+- dates written without a year ("May 3", 5月3日, 3/5) take the reference's year;
+- "05/03/2023" is month/day/year (US) unless the first number is over 12; "3/5" is March 5.
+- parts of a month: 三月初 / 上旬 the 1st-10th, 三月中 / 中旬 the 11th-20th, 三月底 / 末 / 下旬 the 21st
+  to the end (value: the first day of the part); 年初 January-February, 年底 / 年末 November-December;
+- holidays: 国庆 (1-7 Oct), 春节 / 过年 (除夕 to 初六), 除夕, 元宵, 元旦, 五一, 清明, 端午, 中秋, 圣诞,
+  情人节; with a year word (去年国庆, 今年春节, 2025年中秋) in that year, bare in the occurrence nearest
+  the reference day. Lunar holidays come from a fixed table (2020-2035, checked against lunardate 0.3.0);
+  outside it they give nothing rather than a wrong day.
+Every expression also has a period (Found.until, exclusive): a day, a week, a weekend, a part of a
+month, a month, a holiday, a year. Recall matches a question's periods against memories' times.
 """
 
 from __future__ import annotations
@@ -34,6 +42,15 @@ class Found(NamedTuple):
     end: int
     text: str
     value: str
+    until: str = ""  # the day after the period the expression names (ISO); "" for times
+
+
+def period(found: Found) -> tuple[date, date]:
+    """The days a date expression covers, as [first, after-last)."""
+    if len(found.value) == 4:
+        return date(int(found.value), 1, 1), date(int(found.value) + 1, 1, 1)
+    first = date.fromisoformat(found.value)
+    return first, date.fromisoformat(found.until) if found.until else first + timedelta(days=1)
 
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -118,6 +135,16 @@ def _unit_start(day: date, unit: str, offset: int) -> str:
     return str(day.year + offset)
 
 
+def _unit_period(day: date, unit: str, offset: int) -> str | tuple[str, str]:
+    """`_unit_start` with the period's end: a week is seven days, a month a month, a year "YYYY"."""
+    start = _unit_start(day, unit, offset)
+    if unit == "week":
+        return start, (date.fromisoformat(start) + timedelta(weeks=1)).isoformat()
+    if unit == "month":
+        return start, _add_months(date.fromisoformat(start), 1).isoformat()
+    return start
+
+
 def _upcoming(day: date, weekday: int, strict: bool = False) -> date:
     delta = (weekday - day.weekday()) % 7
     if strict and delta == 0:
@@ -132,6 +159,14 @@ def _iso(year: int, month: int, day: int) -> str | None:
         return None
 
 
+def _month_span(first: date) -> tuple[str, str]:
+    return first.isoformat(), _add_months(first, 1).isoformat()
+
+
+def _days(first: date, days: int) -> tuple[str, str]:
+    return first.isoformat(), (first + timedelta(days=days)).isoformat()
+
+
 def _year(text: str) -> int:
     year = int(text) if text.isdigit() else cn_to_int(text) or 0
     return year + 2000 if year < 100 else year
@@ -139,7 +174,8 @@ def _year(text: str) -> int:
 
 # ---- rules: (pattern, resolver) ------------------------------------------------------------------
 
-Resolver = Callable[[re.Match[str], date], str | None]
+# A resolver gives the first day ("YYYY-MM-DD", or "YYYY" for a year), or (first day, day after the period).
+Resolver = Callable[[re.Match[str], date], str | tuple[str, str] | None]
 _I = re.IGNORECASE
 
 
@@ -150,10 +186,10 @@ def _dmy(m: re.Match[str], ref: date) -> str | None:
     return _iso(year, _MONTHS[m.group("mon").lower()], int(m.group("d")))
 
 
-def _month_year(m: re.Match[str], ref: date) -> str | None:
+def _month_year(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     if m.group("mon") == "may":
         return None
-    return _iso(int(m.group("y")), _MONTHS[m.group("mon").lower()], 1)
+    return _month_span(date(int(m.group("y")), _MONTHS[m.group("mon").lower()], 1))
 
 
 def _numeric(m: re.Match[str], ref: date) -> str | None:
@@ -173,9 +209,93 @@ def _cn_full(m: re.Match[str], ref: date) -> str | None:
     return _iso(year, month, day) if month and day else None
 
 
-def _cn_month(m: re.Match[str], ref: date) -> str | None:
+def _cn_month(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     month = cn_to_int(m.group("m"))
-    return _iso(_year(m.group("y")), month, 1) if month else None
+    return _month_span(date(_year(m.group("y")), month, 1)) if month and 1 <= month <= 12 else None
+
+
+def _month_day(m: re.Match[str], ref: date) -> str | None:
+    if m.group(0) in _FRACTIONS:
+        return None
+    return _iso(ref.year, int(m.group("m")), int(m.group("d")))
+
+
+_FRACTIONS = frozenset(["1/2", "1/3", "2/3", "1/4", "3/4"])
+_CN_YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2, "後年": 2}
+_CN_YEAR_PREFIX = r"(?P<y>大前年|前年|去年|今年|明年|[后後]年|\d{4}\s*年|[零〇一二三四五六七八九]{4}年)"
+
+
+def _prefixed_year(word: str | None, ref: date) -> int | None:
+    if not word:
+        return None
+    if word in _CN_YEAR_WORDS:
+        return ref.year + _CN_YEAR_WORDS[word]
+    return _year(word.rstrip("年").strip())
+
+
+def _month_part(year: int, month: int, part: str) -> tuple[str, str] | None:
+    if not 1 <= month <= 12:
+        return None
+    first = date(year, month, 1)
+    if part in ("初", "上旬"):
+        return _days(first, 10)
+    if part in ("中", "中旬"):
+        return _days(first.replace(day=11), 10)
+    return first.replace(day=21).isoformat(), _add_months(first, 1).isoformat()
+
+
+def _cn_month_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
+    month = cn_to_int(m.group("m"))
+    year = _prefixed_year(m.group("y"), ref) or ref.year
+    return _month_part(year, month, m.group("p")) if month else None
+
+
+def _cn_rel_month_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
+    first = _add_months(ref.replace(day=1), _cn_shift_word(m.group("pre")) or 0)
+    return _month_part(first.year, first.month, m.group("p"))
+
+
+def _cn_year_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
+    year = _prefixed_year(m.group("y"), ref) or ref.year
+    if m.group("p") == "初":
+        return date(year, 1, 1).isoformat(), date(year, 3, 1).isoformat()
+    return date(year, 11, 1).isoformat(), date(year + 1, 1, 1).isoformat()
+
+
+# Lunar new year's day (正月初一), 端午 (五月初五) and 中秋 (八月十五), 2020-2035.
+_SPRING = dict(zip(range(2020, 2036), ("01-25", "02-12", "02-01", "01-22", "02-10", "01-29", "02-17", "02-06",
+                                       "01-26", "02-13", "02-03", "01-23", "02-11", "01-31", "02-19", "02-08"),
+                   strict=True))
+_DRAGON_BOAT = dict(zip(range(2020, 2036), ("06-25", "06-14", "06-03", "06-22", "06-10", "05-31", "06-19",
+                                            "06-09", "05-28", "06-16", "06-05", "06-24", "06-12", "06-01",
+                                            "06-20", "06-10"), strict=True))
+_MID_AUTUMN = dict(zip(range(2020, 2036), ("10-01", "09-21", "09-10", "09-29", "09-17", "10-06", "09-25",
+                                           "09-15", "10-03", "09-22", "09-12", "10-01", "09-19", "09-08",
+                                           "09-27", "09-16"), strict=True))
+# holiday word -> (table or fixed "MM-DD", offset in days from that day, length in days)
+_HOLIDAYS: dict[str, tuple[dict[int, str] | str, int, int]] = {
+    "国庆": ("10-01", 0, 7), "十一": ("10-01", 0, 7), "元旦": ("01-01", 0, 1), "五一": ("05-01", 0, 5),
+    "劳动节": ("05-01", 0, 5), "清明": ("04-04", 0, 3), "圣诞": ("12-25", 0, 1), "平安夜": ("12-24", 0, 1),
+    "情人节": ("02-14", 0, 1), "春节": (_SPRING, -1, 8), "过年": (_SPRING, -1, 8), "除夕": (_SPRING, -1, 1),
+    "元宵": (_SPRING, 14, 1), "端午": (_DRAGON_BOAT, 0, 3), "中秋": (_MID_AUTUMN, 0, 3),
+}
+
+
+def _holiday_start(name: str, year: int) -> date | None:
+    source, offset, _ = _HOLIDAYS[name]
+    day = source if isinstance(source, str) else source.get(year)
+    return date.fromisoformat(f"{year}-{day}") + timedelta(days=offset) if day else None
+
+
+def _cn_holiday(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
+    name = m.group("h")
+    year = _prefixed_year(m.group("y"), ref)
+    if year is not None:
+        first = _holiday_start(name, year)
+    else:  # bare: the occurrence nearest the reference day, before or after
+        days = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _holiday_start(name, y))]
+        first = min(days, key=lambda d: abs((d - ref).days)) if days else None
+    return _days(first, _HOLIDAYS[name][2]) if first else None
 
 
 def _year_only(m: re.Match[str], ref: date) -> str | None:
@@ -192,6 +312,11 @@ _ABSOLUTE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
     (re.compile(r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})\s*年\s*)?(?P<m>" + CN_NUM + r")\s*月\s*(?P<d>" + CN_NUM + r")\s*[日号號]"), _cn_full),
     (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>" + CN_NUM + r")\s*(?:月份|月)"), _cn_month),
     (re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年(?!\s*\d{1,2}\s*月)"), _year_only),
+    (re.compile(r"(?<![\d/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?![\d/.%])"), _month_day),
+    (re.compile(_CN_YEAR_PREFIX + r"?\s*(?P<m>" + CN_NUM + r")\s*月(?:份)?(?P<p>初|上旬|中旬|中|底|末|下旬)"),
+     _cn_month_part),
+    (re.compile(_CN_YEAR_PREFIX + r"?的?(?P<h>国庆|十一(?=长假|假期|黄金周)|元旦|五一|劳动节|清明|圣诞|平安夜|情人节"
+                r"|春节|过年|除夕|元宵|端午|中秋)(?:节|假期|长假|黄金周|小长假)?"), _cn_holiday),
 ]
 
 
@@ -212,12 +337,12 @@ def _en_weekday(m: re.Match[str], ref: date) -> str | None:
     return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
 
 
-def _en_unit(m: re.Match[str], ref: date) -> str | None:
+def _en_unit(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     offset = {"this": 0, "next": 1, "last": -1, "past": -1}[m.group("which").lower()]
     unit = m.group("unit").lower()
     if unit == "weekend":
-        return (_week_start(ref) + timedelta(weeks=offset, days=5)).isoformat()
-    return _unit_start(ref, unit, offset)
+        return _days(_week_start(ref) + timedelta(weeks=offset, days=5), 2)
+    return _unit_period(ref, unit, offset)
 
 
 def _en_offset(m: re.Match[str], ref: date) -> str | None:
@@ -251,14 +376,15 @@ def _cn_weekday(m: re.Match[str], ref: date) -> str | None:
     return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
 
 
-def _cn_week(m: re.Match[str], ref: date) -> str | None:
+def _cn_week(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     weeks = _cn_shift_word(m.groupdict().get("pre") or "这")
-    days = 5 if m.group("end") else 0  # 周末 = that week's Saturday
-    return (_week_start(ref) + timedelta(weeks=weeks or 0, days=days)).isoformat()
+    if m.group("end"):  # 周末 = that week's Saturday and Sunday
+        return _days(_week_start(ref) + timedelta(weeks=weeks or 0, days=5), 2)
+    return _days(_week_start(ref) + timedelta(weeks=weeks or 0), 7)
 
 
-def _cn_month_rel(m: re.Match[str], ref: date) -> str | None:
-    return _unit_start(ref, "month", _cn_shift_word(m.group("pre")) or 0)
+def _cn_month_rel(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
+    return _unit_period(ref, "month", _cn_shift_word(m.group("pre")) or 0)
 
 
 def _cn_year_rel(m: re.Match[str], ref: date) -> str | None:
@@ -294,6 +420,8 @@ _RELATIVE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
     (re.compile(r"(?P<pre>(?:下下?|上上?)个?|这个?|這個?|本)" + _CN_WEEK + r"(?P<end>末)?(?![一二三四五六日天])"), _cn_week),
     (re.compile(_CN_BARE_GUARD + r"(?P<end>周末|週末)"), _cn_week),
     (re.compile(r"(?P<pre>下下?个?|上上?个?|这个|這個|本)月(?!\s*" + CN_NUM + r"\s*[日号號])"), _cn_month_rel),
+    (re.compile(r"(?P<pre>下下?个?|上上?个?|这个|這個|本)?月(?P<p>初|中旬|底|末|上旬|下旬)"), _cn_rel_month_part),
+    (re.compile(r"(?:(?P<y>大前年|前年|去年|今年|明年|[后後]年)年?|(?<![\d年])年)(?P<p>初|底|末)"), _cn_year_part),
     (re.compile(r"大前年|前年|去年|今年|明年|[后後]年"), _cn_year_rel),
     (re.compile(r"(?P<n>" + CN_NUM + r")\s*(?P<unit>天|日|周|週|个?星期|个?礼拜|个月|個月|年)\s*(?P<dir>以后|之后|以後|之後|后|後|以前|之前|前)"), _cn_offset),
 ]
@@ -312,10 +440,11 @@ def _run(rules: list[tuple[re.Pattern[str], Resolver]], text: str, ref: date) ->
     found: list[Found] = []
     for pattern, resolve in rules:
         for m in pattern.finditer(text):
-            value = resolve(m, ref)
-            if value:
+            resolved = resolve(m, ref)
+            if resolved:
+                value, until = resolved if isinstance(resolved, tuple) else (resolved, "")
                 start, end = m.span("t") if "t" in pattern.groupindex else m.span()
-                found.append(Found(start, end, text[start:end], value))
+                found.append(Found(start, end, text[start:end], value, until))
     return found
 
 

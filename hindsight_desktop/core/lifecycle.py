@@ -114,9 +114,24 @@ def _take_lease(db: Any, lease: str) -> bool:
     holder = get_meta(db, LEASE, "")
     if holder:
         beat = float(holder.rpartition("|")[2] or 0)
-        if time.time() - beat < LEASE_SECONDS:
+        if time.time() - beat < LEASE_SECONDS and _holder_alive(holder):
             return False
     set_meta(db, LEASE, f"{lease}|{time.time()}")
+    return True
+
+
+def _holder_alive(holder: str) -> bool:
+    """Whether the process named in a lease ("pid:id|beat") still exists. A run killed outright (kill -9,
+    a crash) leaves its lease behind; without this check maintenance would wait out LEASE_SECONDS."""
+    pid = holder.partition(":")[0]
+    if os.name != "posix" or not pid.isdigit():
+        return True  # on Windows os.kill would end the process: rely on the heartbeat alone
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, under another account
+        return True
     return True
 
 

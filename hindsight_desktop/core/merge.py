@@ -10,23 +10,28 @@ import json
 
 import apsw
 
+from hindsight_desktop.core import overlap
 from hindsight_desktop.core.passes import RunContext
 from hindsight_desktop.core.rows import log_event
 
 _FIELDS = "rowid, id, entities, access_count, importance, pinned, last_accessed_at, stability, metadata, content"
 
 
-def candidates(db: apsw.Connection, me: tuple, neighbours: list[tuple[int, float]],
+def candidates(db: apsw.Connection, me: tuple, text: str, neighbours: list[tuple[int, float]],
                threshold: float) -> list[tuple[int, float]]:
-    """Neighbours close enough to merge with `me` (rowid, client, scope, layer): same layer, and never
-    across a privacy boundary (a private memory merges only with its own client's)."""
+    """Neighbours close enough to merge with `me` (rowid, client, scope, layer) whose text is `text`:
+    same layer, never across a privacy boundary (a private memory merges only with its own client's),
+    and saying the same thing in nearly the same words with the same numbers (a model may place "I
+    live in Beijing" next to "I live in Shanghai"; those are a contradiction, not a duplicate)."""
     rowid, client, scope, layer = me
     out = []
     for other, similarity in neighbours:
         if other == rowid or similarity < threshold:
             continue
-        row = db.execute("SELECT client, scope, layer, status FROM memories WHERE rowid = ?", (other,)).fetchone()
-        if row is not None and row[3] == "active" and (row[0], row[1], row[2]) == (client, scope, layer):
+        row = db.execute("SELECT client, scope, layer, status, content FROM memories WHERE rowid = ?",
+                         (other,)).fetchone()
+        if row is not None and row[3] == "active" and (row[0], row[1], row[2]) == (client, scope, layer) \
+                and overlap.same_statement(text, row[4]):
             out.append((other, similarity))
     return out
 
@@ -52,8 +57,9 @@ def absorb(db: apsw.Connection, ctx: RunContext, survivor_rowid: int, absorbed_r
                (survivor, now, absorbed_rowid))
     db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
                "VALUES (?, ?, 'merged_from', ?, ?)", (survivor, absorbed, round(similarity, 4), now))
+    # Ids and sizes only: the absorbed text stays in its own row, so a purge of it leaves no copy here.
     log_event(db, now, "merge", survivor, ctx.client,
-              {"absorbed": absorbed, "similarity": round(similarity, 4), "absorbed_content": a[9]})
+              {"absorbed": absorbed, "similarity": round(similarity, 4), "absorbed_chars": len(a[9])})
     ctx.count("merged")
     ctx.note("merges", {"survivor": survivor, "absorbed": absorbed, "similarity": round(similarity, 4)})
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from hindsight_desktop.config import Settings
-from hindsight_desktop.core import spaces
+from hindsight_desktop.core import calibration, spaces
 from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.default_model import DEFAULT_MODEL_FILE
 from hindsight_desktop.core.embedder import Embedder, default_embedder, load_embedder
@@ -144,12 +144,29 @@ def _parts(store: Store, settings: Settings, clock: Callable[[], datetime], stat
                                         has_new=new_cache is not None, has_old=old_cache is not None)
         embed = EmbedCache(spaces.JointEmbed(new_cache, state.target.dim, old_cache, state.active.dim))
         scorer_embed = new_cache if new_cache is not None else old_cache
+    scale_model = target if target is not None else active  # the model new text is embedded with
+    assert scale_model is not None
+    scale = _calibration(store, scale_model)
     scorer = WriteScorer(embed=scorer_embed, weights=dict(settings.signal_weights),
-                         threshold=settings.write_threshold)
+                         threshold=settings.write_threshold, calibration=scale)
+    scorer.warm()  # the prototypes are embedded here, never inside a write transaction
     # Parts.vectors is typed VectorIndex; a SwitchingIndex offers the same methods over joint vectors.
     parts = Parts(store=store, vectors=vectors, embed=embed, scorer=scorer,  # type: ignore[arg-type]
-                  settings=settings, clock=clock, model_id=state.active.model_id)
+                  settings=settings, clock=clock, model_id=state.active.model_id, calibration=scale)
     parts.extra["state"] = state
     parts.extra["embedders"] = {row.num: e for row, e in ((state.active, active), (state.target, target))
                                 if row is not None and e is not None}
     return parts
+
+
+def _calibration(store: Store, embedder: Embedder) -> calibration.Calibration:
+    """The model's measured score scale: from this process, the memory file, or measured now (the
+    model runs outside any transaction; the result is saved for the next process)."""
+    key = calibration.META_PREFIX + embedder.model_id
+    with store.read() as db:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    scale, fresh = calibration.cached(embedder.model_id, row[0] if row else None, embedder.embed)
+    if fresh:
+        with store.write() as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, scale.to_json()))
+    return scale

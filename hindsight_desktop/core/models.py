@@ -91,6 +91,7 @@ class SearchHit:
     relevance: float
     scores: dict[str, float] = field(default_factory=dict)  # per-signal breakdown ("why")
     rank: int = 0
+    confidence: float = 0.0  # how likely it answers the question (confidence.py), 0-1
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         m = self.memory
@@ -100,6 +101,7 @@ class SearchHit:
             "type": m.type,
             "layer": m.layer,
             "relevance": round(self.relevance, 4),
+            "confidence": round(self.confidence, 4),
             "created_at": iso(m.created_at),
             "occurred_at": iso(m.occurred_at),
             "status": m.status,
@@ -142,6 +144,12 @@ class ForgetReceipt:
     forgotten: list[str]
     mode: str  # "archive" or "purge"
     removed: dict[str, int] = field(default_factory=dict)
+    matched: int = 0  # how many memories met the conditions (more than `forgotten` when a cap applied)
+    left: int = 0  # matched but left alone by the per-call cap
+    batch: str | None = None  # an archive's batch id: `MemoryEngine.undo_forget(batch)` restores it all
+    # A purge's WAL checkpoint: True when the WAL was emptied; False when another process's open read
+    # kept old pages in it (a later checkpoint overwrites them). None for an archive.
+    wal_cleared: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -16,6 +16,7 @@ import apsw
 from hindsight_desktop.core import merge
 from hindsight_desktop.core.consolidate import Cluster, Summarizer, attach, evidence_of, occasions, promote
 from hindsight_desktop.core.passes import RunContext, get_meta, set_meta
+from hindsight_desktop.core.signals import dominant_language
 
 CURSOR = "reflect.duplicate_cursor"  # the key the first version of reflect used: existing files resume
 
@@ -50,12 +51,16 @@ def neighbours_pass(ctx: RunContext, summarizer: Summarizer | None = None) -> It
 def _examine(db: apsw.Connection, ctx: RunContext, rowid: int, claimed: set[int]) -> Cluster | None:
     vectors = ctx.parts.vectors
     mine = vectors.vectors(db, [rowid]).get(rowid)
-    me = db.execute("SELECT rowid, client, scope, layer, status, id FROM memories WHERE rowid = ?",
+    me = db.execute("SELECT rowid, client, scope, layer, status, id, content FROM memories WHERE rowid = ?",
                     (rowid,)).fetchone()
     if mine is None or me is None or me[4] != "active":
         return None  # absorbed earlier in this batch, or not indexed yet (repair will index it)
-    near = vectors.nearest(db, mine, ctx.policy.neighbours + 1)
-    for other, similarity in merge.candidates(db, me[:4], near, ctx.policy.duplicate_similarity):
+    # Cosines on the model's measured scale (0 unrelated, 1 identical), so the policy's thresholds
+    # mean the same for every model and script.
+    scale, language = ctx.parts.calibration, dominant_language(me[6])
+    near = [(other, scale.closeness(cosine, language))
+            for other, cosine in vectors.nearest(db, mine, ctx.policy.neighbours + 1)]
+    for other, similarity in merge.candidates(db, me[:4], me[6], near, ctx.policy.duplicate_similarity):
         merge.absorb(db, ctx, rowid, other, similarity)
     if me[3] != "episodic" or rowid in claimed or evidence_of(db, me[5]) is not None:
         return None

@@ -51,8 +51,8 @@ class MaintenancePolicy:
     reinforce_growth: float = 2.0
     reinforce_spacing_days: float = 1.0
     max_stability: float = 64.0
-    duplicate_similarity: float = 0.95
-    consolidation_similarity: float = 0.85
+    duplicate_similarity: float = 0.9  # calibration.closeness, with overlap.same_statement as well
+    consolidation_similarity: float = 0.75  # calibration.closeness: about as close as paraphrases
     consolidation_min_evidence: int = 3
     capacity_per_client: int = 0
     batch: int = 500

@@ -29,6 +29,7 @@ from hindsight_desktop.core.engine import PERSON, MemoryEngine
 from hindsight_desktop.core.errors import InvalidInput, PausedError
 from hindsight_desktop.core.export_formats import WRITERS
 from hindsight_desktop.core.models import MemoryFilter
+from hindsight_desktop.core.private_files import private_writer
 from hindsight_desktop.core.restore import ImportReport, restore_bundle, write_items
 from hindsight_desktop.core.timeutil import to_db
 
@@ -119,13 +120,6 @@ def _output(target: str | os.PathLike[str] | IO[str]) -> Iterator[TextIO]:
     if hasattr(target, "write"):
         yield target  # type: ignore[misc]
         return
-    path = Path(target)  # type: ignore[arg-type]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # Created exclusively with mode 0600: an export holds private memories, whatever folder it lands in.
+    with private_writer(Path(target)) as handle:  # type: ignore[arg-type]
+        yield handle

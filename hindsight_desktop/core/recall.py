@@ -5,17 +5,21 @@ recency, links, access frequency and importance. Every signal's score is kept fo
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import apsw
 import numpy as np
 
-from hindsight_desktop.core import keyword
+from hindsight_desktop.core import keyword, recall_dates
+from hindsight_desktop.core.confidence import confidence
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities
 from hindsight_desktop.core.models import MemoryFilter, SearchHit
-from hindsight_desktop.core.rows import load_memories
+from hindsight_desktop.core.rows import load_memories, visible_clause
+from hindsight_desktop.core.signals import dominant_language
 from hindsight_desktop.core.timeutil import from_db
 
 MODES = ("hybrid", "vector", "keyword")
@@ -38,13 +42,14 @@ class RecallWeights:
     spread_from: int = 5  # how many of the strongest hits pass score on to their links
     pinned_bonus: float = 0.03
     superseded_factor: float = 0.5
-    # A result that says nearly what a higher one already said costs a slot and adds little:
-    # above this cosine to a higher result it loses `repeat` per unit of the excess.
+    # A result that says nearly what a higher one already said costs a slot and adds little: above
+    # this closeness to a higher result (calibration.closeness: 0 unrelated, 1 identical) it loses
+    # `repeat` per unit of the excess.
     repeat: float = 0.30
-    repeat_above: float = 0.60
-    # Below this cosine, with no keyword, entity or link evidence, a candidate is noise, not a hit:
-    # returning it would make every search "find" something and hide misses from the hit rate.
-    min_similarity: float = 0.30
+    repeat_above: float = 0.57
+    # With no keyword, entity or link evidence, a candidate must be at least as close to the question as
+    # halfway from where off-topic text reaches to where answers land (calibration.evidence_floor), else
+    # it is noise: returning it would make every search "find" something and hide misses from the hit rate.
 
 
 @dataclass
@@ -74,7 +79,9 @@ class Query:
 
 # Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
 # reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
-CANDIDATE_COLUMNS = "m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, m.occurred_at, m.access_count"
+CANDIDATE_COLUMNS = ("m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, m.occurred_at, m.access_count, "
+                     # The opening of the text tells its language: the model's scale differs per language pair.
+                     "substr(m.content, 1, 120)")
 
 
 @dataclass
@@ -87,7 +94,10 @@ class Candidate:
     superseded_by: str | None
     occurred_at: datetime
     access_count: int
-    vector: float = 0.0
+    lang: str = "en"  # the memory's dominant script (signals.dominant_language)
+    says_something: bool = True  # more than a word or two: enough for its meaning to be evidence
+    cosine: float = 0.0  # the model's own query-to-memory cosine
+    vector: float = 0.0  # the cosine on the model's calibrated scale (calibration.relevance)
     keyword: float = 0.0
     entity: float = 0.0
     link: float = 0.0
@@ -97,14 +107,21 @@ class Candidate:
 def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list[SearchHit]:
     w = weights or RecallWeights()
     now = parts.clock()
-    qvec = parts.embed([q.text])[0] if q.mode != "keyword" else None
-    qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in EXACT_KINDS}
+    asked = dominant_language(q.text)
+    qvec = parts.embed([q.text], "query")[0] if q.mode != "keyword" else None
+    # Dates count as periods (recall_dates.py), not as exact values.
+    qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in EXACT_KINDS and e.kind != "date"}
+    periods = recall_dates.question_periods(q.text, now) if q.mode == "hybrid" else []
+    kw_text = recall_dates.without_dates(q.text, now)
     # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
     pool = max(CANDIDATE_POOL, q.limit * 2)
     with parts.store.read() as db:
-        vec_hits = dict(parts.vectors.nearest(db, qvec, pool)) if qvec is not None else {}
-        kw_hits = dict(keyword.search(db, q.text, pool)) if q.mode != "vector" else {}
-        ent_hits = _entity_hits(db, qentities) if q.mode == "hybrid" else {}
+        vec_hits = {} if qvec is None else _visible(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
+        kw_hits = _visible(db, lambda k: keyword.search(db, kw_text, k), pool, q.client) if q.mode != "vector" else {}
+        ent_hits = _entity_hits(db, qentities, q.client) if q.mode == "hybrid" else {}
+        found = set(vec_hits) | set(kw_hits) | set(ent_hits)
+        for rowid, score in recall_dates.period_hits(db, periods, found, pool, q.client).items():
+            ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
         rowids = set(vec_hits) | set(kw_hits) | set(ent_hits)
         cands = _load(db, rowids, q)
         if not cands:
@@ -113,13 +130,16 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             _fill_missing_similarity(parts, db, cands, vec_hits, qvec)
         top_kw = max(kw_hits.values(), default=0.0)
         for c in cands.values():
-            c.vector = max(0.0, vec_hits.get(c.rowid, c.vector))
+            c.cosine = vec_hits.get(c.rowid, c.cosine)
+            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
             c.keyword = kw_hits.get(c.rowid, 0.0) / top_kw if top_kw > 0 else 0.0
             c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
         if q.mode == "hybrid":
-            _spread_links(parts, db, cands, q, w, qvec, now)
-            cands = {r: c for r, c in cands.items() if _has_evidence(c, w)}
+            _spread_links(parts, db, cands, q, w, qvec, now, asked)
+            scale = parts.calibration
+            cands = {r: c for r, c in cands.items() if _has_evidence(c, scale.evidence_floor(asked, c.lang))}
         ranked = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
+        _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
         ranked.sort(key=lambda r: -r.relevance)
         if q.mode == "hybrid" and w.repeat > 0:
             ranked = _demote_repeats(parts, db, ranked, q.limit, w)
@@ -127,12 +147,71 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         ranked = ranked[: q.limit]
         memories = load_memories(db, [r.cand.rowid for r in ranked])
     hits = [SearchHit(memory=memories[r.cand.rowid], relevance=r.relevance, scores=_explain(r)) for r in ranked]
-    for i, hit in enumerate(hits, 1):
+    terms = set(keyword.query_terms(kw_text))
+    for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
         hit.rank = i
+        shared = len(terms & set(keyword.query_terms(hit.memory.content))) / len(terms) if terms else 0.0
+        hit.confidence = confidence(r.cand.cosine if qvec is not None else None, r.cand.entity, shared,
+                                    parts.calibration, parts.calibration.pair(asked, r.cand.lang))
     return hits
 
 
-def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[int, float]:
+def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q: Query, w: RecallWeights,
+                      qvec: np.ndarray | None, now: datetime, asked: str) -> None:
+    """A superseded memory that qualifies brings in the memory that replaced it (to the end of the
+    chain), scored at least as high: "where do I live now?" must find the move, not only the old home."""
+    present = {r.cand.id for r in ranked}
+    owed = {r.cand.superseded_by: r.relevance for r in ranked
+            if r.cand.status == "superseded" and r.cand.superseded_by and r.cand.superseded_by not in present}
+    for _ in range(8):  # a chain of replacements, followed a few links at most
+        if not owed:
+            return
+        marks = ",".join("?" * len(owed))
+        rowids = {r for (r,) in db.execute(f"SELECT rowid FROM memories WHERE id IN ({marks})", list(owed))}
+        added = _load(db, rowids, q)  # the query's filters and the viewer's visibility still apply
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, added, {}, qvec)
+        following: dict[str, float] = {}
+        for c in added.values():
+            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+            r = _score(c, w, q.mode, now, parts.settings.recall_half_life_days)
+            r.relevance = max(r.relevance, owed[c.id])
+            ranked.append(r)
+            present.add(c.id)
+            if c.status == "superseded" and c.superseded_by and c.superseded_by not in present:
+                following[c.superseded_by] = r.relevance
+        owed = following
+
+
+def _visible(db: apsw.Connection, fetch: Callable[[int], list[tuple[int, float]]], pool: int,
+             viewer: str | None) -> dict[int, float]:
+    """The best `pool` hits of `fetch(k)` that `viewer` may see. Other clients' private memories are
+    dropped while candidates are gathered, and more are fetched in their place, so they neither leak
+    into the viewer's results nor crowd its own memories out of the pool."""
+    k = pool
+    while True:
+        hits = fetch(k)
+        if viewer is None:
+            return dict(hits)
+        hidden = _hidden(db, [rowid for rowid, _ in hits], viewer)
+        seen = [(rowid, score) for rowid, score in hits if rowid not in hidden]
+        if len(seen) >= pool or len(hits) < k:  # enough, or the index has nothing more
+            return dict(seen[:pool])
+        k *= 2
+
+
+def _hidden(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]:
+    """Those of `rowids` that are other clients' private memories."""
+    hidden: set[int] = set()
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start:start + 500]
+        hidden.update(r for (r,) in db.execute(
+            f"SELECT rowid FROM memories NOT INDEXED WHERE rowid IN ({','.join('?' * len(chunk))}) "
+            "AND scope = 'private' AND client != ?", (*chunk, viewer)))
+    return hidden
+
+
+def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]], viewer: str | None) -> dict[int, float]:
     """How much of the query's entities each memory names, each weighted by how rare it is (IDF).
 
     A name that appears in half the memories (say, the person's own) says little about which one
@@ -143,9 +222,12 @@ def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]]) -> dict[i
     total = max(1, db.execute("SELECT coalesce(max(rowid), 1) FROM memories").fetchone()[0])
     weights: dict[tuple[str, str], float] = {}
     matches: dict[tuple[str, str], list[int]] = {}
+    # Rarity is counted among the memories the viewer may see: others' private ones neither weigh nor match.
+    where, vis = visible_clause(viewer)
     for kind, value in qentities:
         rows = [r for (r,) in db.execute(
-            "SELECT memory_rowid FROM entity_index WHERE value = ? AND kind = ? LIMIT ?", (value, kind, ENTITY_CAP + 1))]
+            f"SELECT e.memory_rowid FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
+            f"WHERE e.value = ? AND e.kind = ? AND {where} LIMIT ?", (value, kind, *vis, ENTITY_CAP + 1))]
         df = len(rows)
         weights[(kind, value)] = math.log((total + 1) / (df + 1)) if df <= ENTITY_CAP else 0.0
         matches[(kind, value)] = rows if df <= ENTITY_CAP else []
@@ -176,11 +258,12 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
         # index instead, every active memory of it (5-8 ms at 50k memories against 0.3 ms).
         sql = (f"SELECT {CANDIDATE_COLUMNS} FROM memories m NOT INDEXED "
                f"WHERE m.rowid IN ({','.join('?' * len(chunk))}) AND {' AND '.join(clauses)}")
-        for rowid, mid, importance, pinned, status, successor, occurred_at, access_count in db.execute(
+        for rowid, mid, importance, pinned, status, successor, occurred_at, access_count, head in db.execute(
                 sql, (*chunk, *args)):
             out[rowid] = Candidate(rowid=rowid, id=mid, importance=float(importance), pinned=bool(pinned),
                                    status=status, superseded_by=successor, occurred_at=from_db(occurred_at),
-                                   access_count=int(access_count))
+                                   access_count=int(access_count), lang=dominant_language(head or ""),
+                                   says_something=_says_something(head or ""))
     return out
 
 
@@ -189,11 +272,11 @@ def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int,
     """Keyword-only candidates get their exact cosine too, so every result shows every signal."""
     found, matrix = parts.vectors.matrix(db, [r for r in cands if r not in vec_hits])
     for rowid, similarity in zip(found, (matrix @ qvec).tolist(), strict=True):
-        cands[rowid].vector = similarity
+        cands[rowid].cosine = similarity
 
 
 def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate], q: Query,
-                  w: RecallWeights, qvec: np.ndarray | None, now: datetime) -> None:
+                  w: RecallWeights, qvec: np.ndarray | None, now: datetime, asked: str) -> None:
     """Memories linked to the strongest hits inherit a damped share of their score."""
     for c in cands.values():
         c.base = _content_score(c, w)
@@ -219,7 +302,7 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
         if qvec is not None:
             _fill_missing_similarity(parts, db, added, {}, qvec)
         for c in added.values():
-            c.vector = max(0.0, c.vector)
+            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
             c.base = _content_score(c, w)
         cands.update(added)
         by_id.update({c.id: c for c in added.values()})
@@ -228,8 +311,17 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
             by_id[mid].link = value
 
 
-def _has_evidence(c: Candidate, w: RecallWeights) -> bool:
-    return c.keyword > 0 or c.entity > 0 or c.link > 0 or c.vector >= w.min_similarity
+def _has_evidence(c: Candidate, floor: float) -> bool:
+    return c.keyword > 0 or c.entity > 0 or c.link > 0 or (c.cosine >= floor and c.says_something)
+
+
+_HAN_CHAR = re.compile("[\u4e00-\u9fff]")
+
+
+def _says_something(text: str) -> bool:
+    """More than a word or two. e5 places a bare "ok" or "嗯" near every question (cosine 0.81 to
+    "Priya Toronto", above the off-topic level), so such a memory is found by its words, not its meaning."""
+    return len(text.split()) >= 2 or len(_HAN_CHAR.findall(text)) >= 3
 
 
 def _content_score(c: Candidate, w: RecallWeights) -> float:
@@ -275,6 +367,14 @@ def _demote_repeats(parts: Parts, db: apsw.Connection, ranked: list[Ranked], lim
     found, vectors = parts.vectors.matrix(db, [r.cand.rowid for r in ranked])
     if len(found) < 2:
         return ranked
+    # Cosines on the model's scale for each pair's languages (of two scripts, the higher floor counts).
+    scale = parts.calibration
+    floors = np.array([scale.unrelated[scale.script(r.cand.lang)] for r in ranked])
+
+    def closeness(cosines: np.ndarray, picked: int) -> np.ndarray:
+        floor = np.maximum(floors, floors[picked])
+        return np.clip((cosines - floor) / np.maximum(1e-6, 1.0 - floor), 0.0, 1.0)
+
     row_of = {rowid: i for i, rowid in enumerate(found)}
     matrix = np.zeros((len(ranked), vectors.shape[1]), dtype=np.float32)  # no vector: repeats nothing
     for i, r in enumerate(ranked):
@@ -292,7 +392,7 @@ def _demote_repeats(parts: Parts, db: apsw.Connection, ranked: list[Ranked], lim
         item = ranked[i]
         item.repeat, item.relevance = float(excess[i]), float(adjusted[i])
         picked.append(item)
-        closest = np.maximum(closest, matrix @ matrix[i])
+        closest = np.maximum(closest, closeness(matrix @ matrix[i], i))
     return picked + [r for r, keep in zip(ranked, left, strict=True) if keep]
 
 

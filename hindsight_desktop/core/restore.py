@@ -24,6 +24,7 @@ from hindsight_desktop.core.extract import redact_secrets
 from hindsight_desktop.core.import_formats import Bundle, Item
 from hindsight_desktop.core.models import Entity
 from hindsight_desktop.core.records import FIELDS
+from hindsight_desktop.core.redact_records import redact_event, redact_record
 from hindsight_desktop.core.timeutil import from_db, to_db
 from hindsight_desktop.core.writer import WriteRequest, index_entities, write
 
@@ -72,6 +73,12 @@ def in_one_transaction(parts: Parts, dry_run: bool, work: Callable[[apsw.Connect
 
 def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None) -> None:
     report.read = len(bundle.memories)
+    # Restored as they were, except for secrets: text, metadata, entities and event details are redacted.
+    personal = parts.settings.redact_personal_ids
+    report.redactions += sum(redact_record(record, personal) for record in bundle.memories)
+    for i, event in enumerate(bundle.events):
+        bundle.events[i], found = redact_event(event, personal)
+        report.redactions += found
     with parts.store.read() as db:
         present = _present(db, [m["id"] for m in bundle.memories])
     fresh = [m for m in bundle.memories if m["id"] not in present]
@@ -217,8 +224,9 @@ def write_items(parts: Parts, items: list[Item], client: str, report: ImportRepo
 
 def _pre_embed(parts: Parts, items: list[Item]) -> dict[str, np.ndarray]:
     """Vectors for the texts exactly as the pipeline will embed them (normalised, then redacted)."""
-    texts = list(dict.fromkeys(redact_secrets(unicodedata.normalize("NFC", i.content.strip()))[0] for i in items
-                               if i.content.strip()))
+    personal = parts.settings.redact_personal_ids
+    texts = list(dict.fromkeys(redact_secrets(unicodedata.normalize("NFC", i.content.strip()), personal)[0]
+                               for i in items if i.content.strip()))
     vectors: dict[str, np.ndarray] = {}
     for start in range(0, len(texts), EMBED_CHUNK):
         chunk = texts[start:start + EMBED_CHUNK]

@@ -82,6 +82,20 @@ def log_event(db: apsw.Connection, at: str, kind: str, memory_id: str | None, cl
     )
 
 
+def edit_detail(changes: dict[str, Any], before: Memory) -> dict[str, Any]:
+    """An edit's event detail: which fields changed; text fields by length only, so the log never keeps
+    the old or new wording (a purge removes the row, and no copy may outlive it)."""
+    detail: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key == "entities":
+            continue
+        if key in ("content", "summary"):
+            detail[key] = {"chars": len(value or ""), "previous_chars": len(getattr(before, key) or "")}
+        else:
+            detail[key] = value
+    return detail
+
+
 def event_from_row(row: tuple) -> Event:
     eid, at, kind, memory_id, client, detail = row
     return Event(id=eid, at=from_db(at), kind=kind, memory_id=memory_id, client=client, detail=json.loads(detail))

@@ -126,6 +126,8 @@ FACT = _rx(
     r"|[a-z]+(?:ian|ese|ish)\b|american|mexican|korean|german|dutch|french|swiss|greek|thai)"
     r"|\bi\s+(?:live|work|study|speak|was\s+born|grew\s+up|own|drive|use|run|teach|code|keep\s+my|only\s+\w+)\b"
     r"|\bi'?ve\s+(?:lived|worked|been\s+(?:living|working))\b"
+    r"|\b(?:i'?m|i\s+am)\s+(?:learning|studying|training\s+for|saving\s+(?:up\s+)?for|taking\s+(?:a\s+)?(?:class|course"
+    r"|lessons))\b"
     r"|\bi\s+(?:have|'ve\s+got|got)\s+(?!to\b|a\s+question\b|no\s+idea\b|an?\s+idea\b)(?:a|an|two|three|four|\d+"
     r"|[a-z]+s\b|[a-z]+itis\b|asthma|diabetes|adhd|celiac)"
     r"|\b(?:my|our)\s+(?:[a-z'-]+\s+){0,3}(?:is|are|was|'s|'re|expires?|turns?|lives?|works?|starts?|ends?"
@@ -148,6 +150,13 @@ FACT = _rx(
     r"|过敏|不耐受|患者|血型|型血|代号|名字叫|生日是|地址是|号码是|密码是|到期|姓[\u4e00-\u9fff]"
     r"|晕车|晕船|恐高|色盲|近视|哮喘|高血压|糖尿病|怀孕|放在|存在|停在|藏在"
     r"|(?:我|就)会?(?:头疼|头痛|胃疼|拉肚子|失眠|恶心|起疹子|过敏)"
+    # Chinese drops the subject: "老婆叫…", "女儿今年…" speak of the person's own family.
+    r"|^(?:老婆|老公|妻子|丈夫|媳妇|女儿|儿子|闺女|爸爸?|妈妈?|父亲|母亲|哥哥?|姐姐?|弟弟?|妹妹?|孩子|宝宝|爷爷"
+    r"|奶奶|外公|外婆|岳父|岳母|公公|婆婆|领导|老板|上司|室友|房东|医生|牙医)(?:叫|是|在|今年|住|每|的)"
+    # Identifiers people ask to have at hand later.
+    r"|(?:订单|工单|快递单?|运单|确认|工|学|车牌|手机|电话|航班|护照|身份证|会员|账户?|卡|房间|座位|病历|保单)号"
+    r"|\b(?:order|tracking|confirmation|booking|reference|ticket|employee|member(?:ship)?|account|team|project"
+    r"|policy|case|customer)\s+(?:number|no\.?|id|code|#)"
 )
 PREFERENCE = _rx(
     r"\b(?:i|we)\s+(?:really\s+|absolutely\s+|kind\s+of\s+|totally\s+)?(?:prefer|like|love|enjoy|hate|dislike"
@@ -260,6 +269,13 @@ EVENT = _rx(
     r"(?:去世|升职|结婚|订婚|离婚|分手|生了|出生|领养|搬|买了|卖了|跑完|毕业|离职|辞职|入职|录取|考上|获奖|丢了"
     r"|生病|住院|退休|完成|被裁|裁员|被辞退|被开除|失业|考过|通过|拿到)"
     r"|(?:去世|升职|结婚|订婚|离婚|分手|领养|毕业|离职|辞职|入职|退休|手术)[了啦]|做了.{0,4}手术"
+    # Diary style without a time word: something got done, bought, changed or found.
+    r"|(?:换了|买了|卖了|订好了|开好了|考完了|做完了|上牌了|搬家了|打完了|办好了|报名了|注册了|申请了|入手了"
+    r"|装好了|修好了|确诊|查出)"
+    r"|(?:昨天|昨晚|今天|今晚|上周|周末|前天).{0,10}(?:去|和|跟).{0,16}(?:看了|吃了|听了|玩了|参加了|爬了|逛了)"
+    # English diary style too: a note that opens on what got done ("Cancelled the gym, joined…").
+    r"|^(?:cancell?ed|joined|switched|signed\s+up|subscribed|renewed|upgraded|booked|ordered|sent|sold|moved"
+    r"|quit|enrolled|registered|adopted|renovated|replaced)\b"
 )
 
 # Feelings, in words and in punctuation.
@@ -332,6 +348,33 @@ KEEP_PROTOTYPES: tuple[str, ...] = (
     "以后请用英文回答我。",
     "清理缓存的方法是删掉临时文件夹再重启。",
     "我爸上个月做了心脏手术。",
+    # Chinese diary style often drops the subject and the time: the model must know these as facts too.
+    "我老婆是护士，在市一院上班。",
+    "女儿今年上初一，在实验中学读书。",
+    "我的车是一辆白色的丰田卡罗拉。",
+    "我们家的狗叫豆豆，是一只柯基。",
+    "我有高血压，每天早上吃一片降压药。",
+    "公司的工号是 A-3319，门禁卡别忘带。",
+    "在淘宝买的空气净化器，订单号 7781203。",
+    "每周六上午带儿子去上游泳课。",
+    "我老家在湖南长沙，父母还住在那边。",
+    "房贷每个月15号自动扣款。",
+    "换了新工作，现在在一家新能源公司当工程师。",
+    "不吃香菜，点外卖要备注。",
+    "我的牙医是城东口腔的林医生。",
+    "护照明年三月到期，要记得续签。",
+    "岳母下个月来家里住两周。",
+    "体检查出轻度脂肪肝，医生让少喝酒。",
+    # What fills a life between the milestones: hobbies, reading, outings, temperament, routines.
+    "I'm learning to play the piano in the evenings.",
+    "I'm reading a biography of Marie Curie at the moment.",
+    "We went to a jazz concert downtown last night.",
+    "I'm quite shy and get nervous before presentations.",
+    "Our daughter has to be in bed by eight on school nights.",
+    "我最近在学吉他，每天练半小时。",
+    "昨天晚上和朋友去看了一场话剧。",
+    "我性格比较急，不喜欢等人。",
+    "儿子每天晚上八点半上床睡觉。",
 )
 
 CHATTER_PROTOTYPES: tuple[str, ...] = (
@@ -375,4 +418,16 @@ CHATTER_PROTOTYPES: tuple[str, ...] = (
     "帮我写一封请假邮件",
     "今天好热啊",
     "我先看看再说",
+    "哈哈哈笑死我了",
+    "嗯嗯，知道了",
+    "你在不在呀",
+    "帮我把这段话翻译成英文",
+    "北京今天天气怎么样？",
+    "你觉得这个方案怎么样？",
+    "好吧，那就这样吧",
+    "晚安，明天聊",
+    "这个问题有点难，我想想",
+    "给我讲个笑话吧",
+    "I'm reading your message now",
+    "我在看你发的东西",
 )

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hindsight_desktop.core import signal_prototypes as lang
+from hindsight_desktop.core.calibration import Calibration
 from hindsight_desktop.core.errors import InvalidInput
 
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -88,10 +89,42 @@ _RULES_CHARS = 1000
 _SURE = 0.8  # a cue at least this strong decides without the model
 _BORDER_PRIOR = 0.45  # relevance the rules give when they cannot tell
 _CHATTER_RELEVANCE = 0.05
-# How much the model's opinion counts on a borderline text; all-MiniLM knows little Chinese.
-_MODEL_SHARE = {"en": 0.8, "zh": 0.5}
+# How much the model's opinion counts on a borderline text, for a model that tells paraphrases apart
+# in that script every time; a weaker one (measured: calibration.separation) counts for less.
+_MODEL_SHARE = 0.8
 _MODEL_TOP_K = 3
-_MODEL_TEMPERATURE = 0.04  # similarity margin that moves the model's vote from 0.5 to ~0.73
+
+
+@dataclass(frozen=True)
+class _Prototypes:
+    """The prototype vectors, and where this model puts the keep-minus-chatter margin.
+
+    The margin's scale differs per model (a tenth of it for e5 against MiniLM), so it is measured on
+    the prototypes themselves, each left out of its own set: the vote is 0.5 halfway between the
+    median margins of the two sets and ~0.88 / ~0.12 at those medians.
+    """
+
+    keep: np.ndarray
+    chatter: np.ndarray
+    midpoint: float
+    temperature: float
+
+
+# Per model id: every engine of a process that uses one model shares them.
+_prototype_cache: dict[str, _Prototypes] = {}
+_prototype_lock = threading.Lock()
+
+
+def _margin(vector: np.ndarray, keep: np.ndarray, chatter: np.ndarray) -> float:
+    k = _MODEL_TOP_K
+    return float(np.mean(np.sort(keep @ vector)[-k:]) - np.mean(np.sort(chatter @ vector)[-k:]))
+
+
+def _measure_prototypes(keep: np.ndarray, chatter: np.ndarray) -> _Prototypes:
+    kept = [_margin(keep[i], np.delete(keep, i, axis=0), chatter) for i in range(len(keep))]
+    chat = [_margin(chatter[i], keep, np.delete(chatter, i, axis=0)) for i in range(len(chatter))]
+    high, low = float(np.median(kept)), float(np.median(chat))
+    return _Prototypes(keep, chatter, (high + low) / 2, max(1e-4, (high - low) / 4))
 
 _CLAUSE_SPLIT = re.compile(r"([!?;。\n]+|\.(?=\s|$)|~+)")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_\-./:@#+]*|[\u4e00-\u9fff]")
@@ -160,7 +193,7 @@ def _first_person(low: str) -> str:
     return low
 
 
-def _dominant_language(text: str) -> str:
+def dominant_language(text: str) -> str:
     cjk = len(_CJK.findall(text))
     latin = len(re.findall(r"[A-Za-z]+", text))
     return "zh" if cjk and cjk >= latin else "en"
@@ -197,7 +230,7 @@ def _read(text: str) -> _Reading:
     norm = _normalise(text)
     explicit, body = _explicit(norm)
     body = _first_person(body)
-    reading = _Reading(explicit=explicit, lang=_dominant_language(norm))
+    reading = _Reading(explicit=explicit, lang=dominant_language(norm))
     reading.pure_chatter = not explicit and _is_pure_chatter(body)
     if reading.pure_chatter:
         reading.negative["chatter"] = 1.0
@@ -290,15 +323,22 @@ class WriteScorer:
 
     def __init__(
         self,
-        embed: Callable[[list[str]], np.ndarray] | None = None,
+        embed: Callable[..., np.ndarray] | None = None,
         weights: dict[str, float] | None = None,
         threshold: float = DEFAULT_THRESHOLD,
+        calibration: Calibration | None = None,
     ) -> None:
         self.weights = _check_weights(weights)
         self.threshold = _unit(threshold, "threshold")
         self._embed = embed
-        self._prototypes: tuple[np.ndarray, np.ndarray] | None = None
+        self.calibration = calibration
+        self._prototypes: _Prototypes | None = None
         self._lock = threading.Lock()
+
+    def warm(self) -> None:
+        """Embed the prototype sentences now (when the model loads), not on the first borderline write."""
+        if self._embed is not None:
+            self._prototype_vectors()
 
     def retune(self, weights: dict[str, float] | None, threshold: float) -> None:
         """New weights and threshold, checked before either changes; the cached prototypes stay."""
@@ -368,26 +408,38 @@ class WriteScorer:
         prior = min(1.0, max(0.0, prior))
         if self._embed is None:
             return prior, "rules"
-        vote = self._model_vote(text)
-        share = _MODEL_SHARE[reading.lang]
+        vote = self._model_vote(text, reading.lang)
+        share = _MODEL_SHARE * self._separation(reading.lang)
         return (1 - share) * prior + share * vote, "model"
 
-    def _model_vote(self, text: str) -> float:
-        """Probability-like vote in [0, 1] that the text resembles the worth-keeping prototypes."""
-        keep, chatter = self._prototype_vectors()
-        vector = np.asarray(self._embed([text]), dtype=np.float32)[0]  # type: ignore[misc]
-        k = _MODEL_TOP_K
-        near_keep = float(np.mean(np.sort(keep @ vector)[-k:]))
-        near_chatter = float(np.mean(np.sort(chatter @ vector)[-k:]))
-        return 1.0 / (1.0 + math.exp(-(near_keep - near_chatter) / _MODEL_TEMPERATURE))
+    def _separation(self, language: str) -> float:
+        """How well the model tells texts of this script apart (1.0 when not measured)."""
+        if self.calibration is None:
+            return 1.0
+        return self.calibration.separation[self.calibration.script(language)]
 
-    def _prototype_vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        # Embedded once per scorer, on the first borderline text; both sets in one call.
+    def _model_vote(self, text: str, language: str) -> float:
+        """Probability-like vote in [0, 1] that the text resembles the worth-keeping prototypes."""
+        found = self._prototype_vectors()
+        vector = np.asarray(self._embed([text]), dtype=np.float32)[0]  # type: ignore[misc]
+        margin = _margin(vector, found.keep, found.chatter)
+        return 1.0 / (1.0 + math.exp(-(margin - found.midpoint) / found.temperature))
+
+    def _prototype_vectors(self) -> _Prototypes:
+        # Embedded once per model and process (`warm`, at load); both sets in one call.
         with self._lock:
             if self._prototypes is None:
-                keep, chatter = list(lang.KEEP_PROTOTYPES), list(lang.CHATTER_PROTOTYPES)
-                vectors = np.asarray(self._embed(keep + chatter), dtype=np.float32)  # type: ignore[misc]
-                self._prototypes = (vectors[: len(keep)], vectors[len(keep) :])
+                key = self.calibration.model_id if self.calibration is not None else None
+                with _prototype_lock:
+                    cached = _prototype_cache.get(key) if key else None
+                if cached is None:
+                    keep, chatter = list(lang.KEEP_PROTOTYPES), list(lang.CHATTER_PROTOTYPES)
+                    vectors = np.asarray(self._embed(keep + chatter), dtype=np.float32)  # type: ignore[misc]
+                    cached = _measure_prototypes(vectors[: len(keep)], vectors[len(keep) :])
+                    if key:
+                        with _prototype_lock:
+                            _prototype_cache[key] = cached
+                self._prototypes = cached
             return self._prototypes
 
     def _reason(

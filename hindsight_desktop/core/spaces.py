@@ -137,7 +137,7 @@ def drop_space(db: apsw.Connection, num: int, now: datetime) -> None:
     db.execute("UPDATE models SET retired_at = ? WHERE num = ?", (to_db(now), num))
 
 
-Embed = Callable[[list[str]], np.ndarray]
+Embed = Callable[..., np.ndarray]
 
 # llama.cpp attends over every token of a batch at once (masked per sequence), so the cost grows with
 # the square of the batch: measured on two cores, 4 short texts per call ran at ~95 texts/s, 64 per call
@@ -162,10 +162,16 @@ class JointEmbed:
         self.new, self.old = new, old
         self.new_dim, self.old_dim = new_dim, old_dim
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def discard(self, texts: list[str]) -> None:
+        for cache in (self.new, self.old):
+            forget = getattr(cache, "discard", None)
+            if forget is not None:
+                forget(texts)
+
+    def __call__(self, texts: list[str], kind: str = "passage") -> np.ndarray:
         n = len(texts)
-        new = self.new(texts) if self.new is not None else np.zeros((n, self.new_dim), np.float32)
-        old = self.old(texts) if self.old is not None else np.zeros((n, self.old_dim), np.float32)
+        new = self.new(texts, kind) if self.new is not None else np.zeros((n, self.new_dim), np.float32)
+        old = self.old(texts, kind) if self.old is not None else np.zeros((n, self.old_dim), np.float32)
         return np.hstack([np.asarray(new, np.float32).reshape(n, self.new_dim),
                           np.asarray(old, np.float32).reshape(n, self.old_dim)])
 

@@ -18,8 +18,10 @@ import apsw
 import sqlite_vec
 
 from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.private_files import create_private, private_dir
 
 BUSY_TIMEOUT_MS = 30_000
+CHECKPOINT_WAIT_MS = 200  # per checkpoint try (see Store.checkpoint)
 
 
 def _v1(db: apsw.Connection) -> None:
@@ -209,8 +211,16 @@ def _v5(db: apsw.Connection) -> None:
     )
 
 
+def _v6(db: apsw.Connection) -> None:
+    # Chinese text is now indexed as dictionary words and single characters beside the character pairs
+    # (keyword.py): memories with CJK text are indexed again; others index exactly as before.
+    from hindsight_desktop.core import keyword  # imported here: keyword's own imports stay out of store
+
+    keyword.reindex_cjk(db)
+
+
 # Forward migrations: index i takes the schema from version i to i + 1. Append only.
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 
 
 def utcnow() -> datetime:
@@ -226,11 +236,13 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
         try:
+            # The folder 0700 and the file 0600 before SQLite opens it: its WAL and SHM take the file's mode.
+            private_dir(self.path.parent)
+            create_private(self.path)
             self.db = apsw.Connection(str(self.path))
-        except apsw.Error as exc:
+        except (apsw.Error, OSError) as exc:
             raise HindsightError(f"cannot open the memory database {self.path}: {exc}") from exc
         self.db.set_busy_timeout(BUSY_TIMEOUT_MS)
         self.db.enable_load_extension(True)
@@ -256,14 +268,24 @@ class Store:
                 f"{self.path} was written by a newer Hindsight Desktop (schema {current}); please upgrade"
             )
         if current == len(MIGRATIONS):
+            self._remove_migration_backups()  # left by a version that kept them
             return
         if current > 0:  # the backup API cannot copy from inside our own write transaction: copy first
-            self.backup(self.path.with_name(f"{self.path.stem}.v{current}.backup{self.path.suffix}"))
+            backup = self.path.with_name(f"{self.path.stem}.v{current}.backup{self.path.suffix}")
+            create_private(backup)  # 0600 from its first byte: it holds every memory
+            self.backup(backup)
         with self.write():
             # Another process may have migrated between our check and our lock.
             for version in range(self.schema_version, len(MIGRATIONS)):
                 MIGRATIONS[version](self.db)
                 self.db.execute(f"PRAGMA user_version={version + 1}")
+        # The migration committed, so the backup has done its job; kept, it would be a full copy of
+        # every memory that a later purge could not reach. A failed migration leaves it in place.
+        self._remove_migration_backups()
+
+    def _remove_migration_backups(self) -> None:
+        for old in self.path.parent.glob(f"{self.path.stem}.v*.backup{self.path.suffix}*"):
+            old.unlink(missing_ok=True)
 
     def backup(self, target: Path) -> Path:
         """Copy the whole database with SQLite's online backup API (consistent even under writes)."""
@@ -324,10 +346,23 @@ class Store:
             self.db.execute("PRAGMA analysis_limit=1000").fetchall()
             self.db.execute("PRAGMA optimize=0x10002").fetchall()
 
-    def checkpoint(self) -> None:
-        """Fold the WAL back into the main file (after a purge, so no old page lingers in the WAL)."""
+    def checkpoint(self, attempts: int = 5) -> bool:
+        """Fold the WAL back into the main file and empty it (after a purge, so no old page lingers in
+        the WAL). True when that happened; False when another connection's open read kept it busy
+        every time (the pages stay in the WAL until a later checkpoint overwrites them)."""
         with self.lock:
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            # A TRUNCATE checkpoint waits for readers through the busy handler: 30 s a try would stall
+            # the caller, and a reader holding a snapshot that long will not let go in time anyway.
+            self.db.set_busy_timeout(CHECKPOINT_WAIT_MS)
+            try:
+                for attempt in range(attempts):
+                    busy, _log, _done = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                    if not busy:
+                        return True
+                    time.sleep(0.05 * (attempt + 1))
+                return False
+            finally:
+                self.db.set_busy_timeout(BUSY_TIMEOUT_MS)
 
     def close(self) -> None:
         with self.lock:

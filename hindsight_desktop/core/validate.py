@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
@@ -11,6 +12,10 @@ from hindsight_desktop.core.models import LAYERS, SCOPES, STATUSES
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_QUERY_CHARS = 4000
 MAX_METADATA_BYTES = 16 * 1024
+MAX_LIST_ITEMS = 100  # ids, types or layers in one assistant's call: more is a runaway loop, not a request
+MAX_IDS = 10_000  # ids in one engine call: the person may select a long stretch of the timeline
+MAX_ID_CHARS = 100
+MAX_DAYS = 200 * 366  # a day count beyond two centuries cannot select anything, and overflows date arithmetic
 
 
 def content(value: Any, field: str = "content") -> str:
@@ -36,11 +41,17 @@ def query(value: Any) -> str:
     return text
 
 
+def _finite(value: Any, field: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"{field} must be a finite number, not {value}")
+
+
 def unit_interval(value: Any, field: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInput(f"{field} must be a number between 0 and 1, not {type(value).__name__}")
+    _finite(value, field)
     if not 0.0 <= float(value) <= 1.0:
         raise InvalidInput(f"{field} must be between 0 and 1, got {value}")
     return float(value)
@@ -54,12 +65,35 @@ def positive_int(value: Any, field: str, *, low: int = 1, high: int = 1_000_000)
     return value
 
 
-def positive_number(value: Any, field: str) -> float | None:
+def positive_number(value: Any, field: str, *, high: float | None = None) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise InvalidInput(f"{field} must be a number of 0 or more")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{field} must be a number of 0 or more, not {type(value).__name__}")
+    _finite(value, field)
+    if value < 0 or (high is not None and value > high):
+        limit = "" if high is None else f" and at most {high:g}"
+        raise InvalidInput(f"{field} must be a number of 0 or more{limit}, got {value}")
     return float(value)
+
+
+def days(value: Any, field: str) -> float | None:
+    """A number of days for a time window (0 to two centuries)."""
+    return positive_number(value, field, high=MAX_DAYS)
+
+
+def text_list(value: Any, field: str, *, max_items: int = MAX_LIST_ITEMS,
+              max_chars: int = MAX_ID_CHARS) -> list[str]:
+    """One string or a list of short strings (ids, types), at most `max_items` of them."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise InvalidInput(f"{field} must be text or a list of text, not {type(value).__name__}")
+    if len(items) > max_items:
+        raise InvalidInput(f"{field} has {len(items)} items; the limit is {max_items} per call")
+    for item in items:
+        if not isinstance(item, str) or len(item) > max_chars:
+            raise InvalidInput(f"{field} must hold text of at most {max_chars} characters each")
+    return list(items)
 
 
 def label(value: Any, field: str, max_len: int = 40) -> str | None:
@@ -114,8 +148,9 @@ def metadata(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInput(f"metadata must be a JSON object, not {type(value).__name__}")
     try:
-        encoded = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+        # allow_nan=False: NaN and Infinity are not JSON, and no other program could read them back.
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidInput(f"metadata is not valid JSON: {exc}") from exc
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidInput(f"metadata is larger than {MAX_METADATA_BYTES} bytes")

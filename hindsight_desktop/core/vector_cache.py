@@ -61,8 +61,8 @@ class VectorCache:
     def _load_all(self, db: apsw.Connection, latest: int) -> None:
         """Read every vector in chunks, so a 100k index never sits in memory twice as float32."""
         total = int(db.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0])
+        self._where, self._size = {}, 0  # first, so fresh arrays copy nothing over (no stale vector survives)
         self._allocate(total + 1024)
-        self._where, self._size = {}, 0
         chunk: list[tuple[int, bytes]] = []
         for row in db.execute(f"SELECT rowid, embedding FROM {self.table}"):
             chunk.append(row)
@@ -101,8 +101,13 @@ class VectorCache:
     def _append(self, rowid: int, vector: np.ndarray) -> None:
         self._extend([(rowid, np.ascontiguousarray(vector, dtype=np.float32).tobytes())])
 
+    def discard(self, rowid: int) -> None:
+        """Forget one vector at once (a purge): its codes leave the arrays, not just the index."""
+        self._remove(rowid)
+
     def _remove(self, rowid: int) -> None:
-        """Swap the last row into the hole so the arrays stay dense."""
+        """Swap the last row into the hole so the arrays stay dense, and zero the freed last row: a
+        removed vector's codes must not linger in spare capacity."""
         i = self._where.pop(rowid, None)
         if i is None:
             return
@@ -114,6 +119,7 @@ class VectorCache:
             self._codes[i] = self._codes[last]
             self._scale[i] = self._scale[last]
             self._where[moved] = i
+        self._rowids[last], self._bits[:, last], self._codes[last], self._scale[last] = 0, 0, 0, 0
         self._size = last
 
     # ---- searching ---------------------------------------------------------------------------

@@ -15,16 +15,19 @@ from typing import Any
 import apsw
 import numpy as np
 
-from hindsight_desktop.core import keyword, validate
+from hindsight_desktop.core import keyword, overlap, validate
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities, fact_key, redact_secrets
 from hindsight_desktop.core.models import Entity, WriteResult
+from hindsight_desktop.core.redact_records import redact_session_id, redact_tree
 from hindsight_desktop.core.rows import log_event, visible_clause
+from hindsight_desktop.core.signals import dominant_language
 from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 
 # Entity kinds that make two memories "about the same thing" for auto-links and exact matching.
 LINKING_KINDS = ("person", "place", "org", "code", "email", "phone", "url")
-SIMILAR_LINK = 0.80
+SIMILAR_LINK = 0.79  # on the calibrated closeness scale (all-MiniLM's raw 0.80 in English)
+NEAREST = 8  # neighbours a write weighs for novelty, duplicates and similarity links
 MAX_ENTITY_LINKS = 5
 # Entity links are chosen among this many latest-written memories naming the entity: a name in 10k
 # memories must not cost a 10k-row sort on every write.
@@ -77,7 +80,12 @@ def write(parts: Parts, request: WriteRequest) -> WriteResult:
     req = check_request(request)
     now = parts.clock()
     occurred = req.occurred_at or now
-    text, redacted = redact_secrets(req.content)
+    personal = parts.settings.redact_personal_ids
+    text, redacted = redact_secrets(req.content, personal)
+    # The metadata and the session id are stored too, so no secret may stay in them either.
+    req.metadata, in_metadata = redact_tree(req.metadata or {}, personal)
+    req.session_id, in_session = redact_session_id(req.session_id, personal)
+    redacted += in_metadata + in_session
     entities = extract_entities(text, occurred)
     vector = parts.embed([text])[0]  # the model runs before the write lock is taken
     with parts.store.write() as db:
@@ -87,13 +95,16 @@ def write(parts: Parts, request: WriteRequest) -> WriteResult:
 def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: str, redactions: int,
                   entities: list[Entity], vector: np.ndarray, now: datetime, occurred: datetime) -> WriteResult:
     digest = content_hash(text)
-    nearest = _nearest_active(parts, db, vector, req)
-    top_sim = nearest[0][1] if nearest else 0.0
+    language = dominant_language(text)
+    # Cosines on the model's measured scale (calibration.closeness: 0 unrelated, 1 identical), so
+    # novelty, duplicates and links mean the same for every model and script.
+    nearest = [(mid, parts.calibration.closeness(cosine, language), rowid)
+               for mid, cosine, rowid in _nearest_active(parts, db, vector, req)]
     verdict = parts.scorer.score(
-        text, novelty=float(min(1.0, max(0.0, 1.0 - top_sim))), importance=req.importance,
+        text, novelty=_novelty(db, text, nearest), importance=req.importance,
         entity_count=len(entities),
     )
-    duplicate = _find_duplicate(parts, db, digest, nearest, req)
+    duplicate = _find_duplicate(db, digest, nearest, req, text, parts.settings.duplicate_similarity)
     if duplicate is not None:
         return _reinforce(db, duplicate, req, verdict, now, redactions)
 
@@ -161,25 +172,59 @@ def index_entities(db: apsw.Connection, rowid: int, entities: list[Entity], occu
 
 def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
                     req: WriteRequest) -> list[tuple[str, float, int]]:
-    """Active memories most similar to the new text that this client may see: (id, cosine, rowid)."""
-    pairs = parts.vectors.nearest(db, vector, 8)
-    if not pairs:
+    """Active memories most similar to the new text that this client may see: (id, cosine, rowid).
+
+    Other clients' private memories are skipped and more neighbours fetched in their place, so they
+    neither lower this write's novelty nor hide its real nearest neighbour from the duplicate check."""
+    k = NEAREST
+    while True:
+        pairs = parts.vectors.nearest(db, vector, k)
+        if not pairs:
+            return []
+        sims = dict(pairs)
+        marks = ",".join("?" * len(sims))
+        rows = db.execute(
+            # NOT INDEXED: by rowid, never a walk through every active memory in the status index.
+            f"SELECT m.rowid, m.id, m.status, m.scope = 'shared' OR m.client = ? FROM memories m NOT INDEXED "
+            f"WHERE m.rowid IN ({marks})", (req.client, *sims),
+        ).fetchall()
+        seen = [(mid, sims[rowid], rowid, status) for rowid, mid, status, visible in rows if visible]
+        if len(seen) >= NEAREST or len(pairs) < k:
+            found = [(mid, sim, rowid) for mid, sim, rowid, status in seen if status == "active"]
+            return sorted(found, key=lambda item: -item[1])[:NEAREST]
+        k *= 2
+
+
+def _novelty(db: apsw.Connection, text: str, nearest: list[tuple[str, float, int]]) -> float:
+    """How much the text adds to what is stored: the larger of two readings.
+
+    By vector: 1 minus its closeness to the nearest memory, on the model's measured scale. By words:
+    the share of its terms that the most similar of its nearest memories lacks. A model places a
+    new fact near older ones on the same topic ("the kindergarten teacher is Ms Chen" near "he
+    started kindergarten"), and an English-only model places every Chinese sentence near every
+    other; the new names and numbers still count as new. A repeat in other words reads as new by
+    words, which costs a redundant memory, not a lost one.
+    """
+    if not nearest:
+        return 1.0
+    by_vector = 1.0 - nearest[0][1]
+    mine = overlap.surface_terms(text)
+    if not mine:
+        return round(by_vector, 4)
+    texts = _contents(db, [rowid for _, _, rowid in nearest[:3]])
+    by_words = min((len(mine - overlap.surface_terms(other)) / len(mine) for other in texts), default=1.0)
+    return round(max(by_vector, by_words), 4)
+
+
+def _contents(db: apsw.Connection, rowids: list[int]) -> list[str]:
+    if not rowids:
         return []
-    where, args = visible_clause(req.client)
-    sims = dict(pairs)
-    marks = ",".join("?" * len(sims))
-    rows = db.execute(
-        # NOT INDEXED: by rowid, never a walk through every active memory in the status index.
-        f"SELECT m.rowid, m.id FROM memories m NOT INDEXED WHERE m.rowid IN ({marks}) AND m.status = 'active' "
-        f"AND {where}",
-        (*sims, *args),
-    ).fetchall()
-    found = [(mid, sims[rowid], rowid) for rowid, mid in rows]
-    return sorted(found, key=lambda item: -item[1])
+    marks = ",".join("?" * len(rowids))
+    return [c for (c,) in db.execute(f"SELECT content FROM memories NOT INDEXED WHERE rowid IN ({marks})", rowids)]
 
 
-def _find_duplicate(parts: Parts, db: apsw.Connection, digest: str, nearest: list[tuple[str, float, int]],
-                    req: WriteRequest) -> str | None:
+def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[tuple[str, float, int]],
+                    req: WriteRequest, text: str, bar: float) -> str | None:
     where, args = visible_clause(req.client)
     row = db.execute(
         # INDEXED BY: the hash finds the one row; the status index would step through every active memory.
@@ -189,8 +234,16 @@ def _find_duplicate(parts: Parts, db: apsw.Connection, digest: str, nearest: lis
     ).fetchone()
     if row is not None:
         return row[0]
-    if req.gate and nearest and nearest[0][1] >= parts.settings.duplicate_similarity:
-        return nearest[0][0]
+    if not (req.gate and nearest):
+        return None
+    # Near on the model's scale is not enough: a model may place "I live in Beijing" next to "I live
+    # in Shanghai". A duplicate must also share its wording and every number with the memory.
+    memory_id, closeness, rowid = nearest[0]
+    if closeness < bar:
+        return None
+    other = _contents(db, [rowid])
+    if other and overlap.same_statement(text, other[0]):
+        return memory_id
     return None
 
 
@@ -242,6 +295,9 @@ def _supersede(db: apsw.Connection, memory_id: str, key: tuple[str, str, str] | 
 def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[Entity],
                nearest: list[tuple[str, float, int]], req: WriteRequest, occurred: datetime,
                now: datetime) -> None:
+    """Links to related memories this client may see: never to another client's private memory, whose
+    existence a link would reveal (and which a guessed session id or a shared name would otherwise reach)."""
+    where, vis = visible_clause(req.client)
     links: dict[tuple[str, str], float] = {}
     for entity in entities:
         if entity.kind not in LINKING_KINDS:
@@ -250,8 +306,8 @@ def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[E
         # the entity; of those, the ones closest in time to this memory are its neighbours.
         rows = db.execute(
             "SELECT m.id, m.occurred_at FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
-            "WHERE e.value = ? AND e.kind = ? AND e.memory_rowid != ? AND m.status = 'active' "
-            "ORDER BY e.memory_rowid DESC LIMIT ?", (entity.value, entity.kind, rowid, ENTITY_LINK_WINDOW),
+            f"WHERE e.value = ? AND e.kind = ? AND e.memory_rowid != ? AND m.status = 'active' AND {where} "
+            "ORDER BY e.memory_rowid DESC LIMIT ?", (entity.value, entity.kind, rowid, *vis, ENTITY_LINK_WINDOW),
         ).fetchall()
         when = occurred.timestamp()
         rows.sort(key=lambda r: abs(from_db(r[1]).timestamp() - when))
@@ -261,9 +317,9 @@ def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[E
     if req.session_id:
         # The few memories just before this one in the same session are its context; nearer ones count more.
         rows = db.execute(
-            "SELECT id FROM memories WHERE session_id = ? AND id != ? AND layer != 'working' AND occurred_at <= ? "
-            "ORDER BY occurred_at DESC, rowid DESC LIMIT ?",
-            (req.session_id, memory_id, to_db(occurred), len(SESSION_LINK_STRENGTHS)),
+            "SELECT m.id FROM memories m WHERE m.session_id = ? AND m.id != ? AND m.layer != 'working' "
+            f"AND m.occurred_at <= ? AND {where} ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ?",
+            (req.session_id, memory_id, to_db(occurred), *vis, len(SESSION_LINK_STRENGTHS)),
         )
         for (other,), strength in zip(rows, SESSION_LINK_STRENGTHS, strict=False):
             links[(other, "same_session")] = strength

@@ -20,13 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.config import DB_FILE
-from hindsight_desktop.core.clients import ClientRecord, ClientTable, client_name
+from hindsight_desktop.core.clients import ClientRecord, ClientTable
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.private_files import private_dir
 from hindsight_desktop.core.store import Store, utcnow
+from hindsight_desktop.mcp.identity import http_client_name
 
 TOKEN_PREFIX = "hsd_"
 TOKEN_FILE = "client-tokens.json"
 TOKEN_STORE_ENV = "HINDSIGHT_TOKEN_STORE"
+KEYRING_ENV = "PYTHON_KEYRING_BACKEND"
 
 
 def new_token() -> str:
@@ -66,24 +69,33 @@ class TokenVault:
         self.service = f"hindsight-desktop:{self.data_dir.resolve()}"
 
     def _keyring(self) -> Any:  # keyring's backends share no public base type worth naming
+        return self._backend()[0]
+
+    def _backend(self) -> tuple[Any, str]:
+        """(the OS keyring backend, or None; why not, in one line, for the warning)."""
         if os.environ.get(TOKEN_STORE_ENV, "").lower() == "file":
-            return None
+            return None, f"{TOKEN_STORE_ENV}=file chooses the token file"
         try:
             import keyring
             from keyring.backends import fail
         except ImportError:
-            return None
-        backend = keyring.get_keyring()
+            return None, "no OS keyring backend is available"
+        try:
+            backend = keyring.get_keyring()
+        except Exception as exc:  # a bad PYTHON_KEYRING_BACKEND raises ValueError, ImportError, RuntimeError...
+            chosen = os.environ.get(KEYRING_ENV)
+            setting = f"{KEYRING_ENV}={chosen!r}" if chosen is not None else "the keyring configuration"
+            return None, f"{setting} names no usable keyring ({type(exc).__name__}: {exc})"
         if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 0) <= 0:
-            return None
-        return backend
+            return None, "no OS keyring backend is available"
+        return backend, ""
 
     def backend_name(self) -> str:
         backend = self._keyring()
         return f"OS keyring ({type(backend).__name__})" if backend is not None else f"file {self.file}"
 
     def save(self, name: str, token: str) -> Saved:
-        backend = self._keyring()
+        backend, reason = self._backend()
         if backend is not None:
             try:
                 backend.set_password(self.service, name, token)
@@ -91,8 +103,6 @@ class TokenVault:
                 return Saved("keyring")
             except Exception as exc:  # any keyring failure falls back to the file
                 reason = f"the OS keyring refused the token ({exc})"
-        else:
-            reason = "no OS keyring backend is available"
         tokens = self._read_file()
         tokens[name] = token
         self._write_file(tokens)
@@ -129,7 +139,7 @@ class TokenVault:
             self._write_file(tokens)
 
     def _write_file(self, tokens: dict[str, str]) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".tokens-")  # mkstemp creates it 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -154,8 +164,9 @@ class ClientRegistry:
         return cls(Store(Path(data_dir) / DB_FILE), TokenVault(data_dir))
 
     def add(self, name: str, *, rotate: bool = False) -> tuple[str, Saved]:
-        """Mint a token for `name` (with `rotate`, replace its old one, which stops working at once)."""
-        name = client_name(name)
+        """Mint a token for `name` (with `rotate`, replace its old one, which stops working at once).
+        A token only ever serves HTTP, so the names the product writes under itself are refused."""
+        name = http_client_name(name)
         token = new_token()
         self.table.add(name, token_hash(token), utcnow(), replace=rotate)
         return token, self.vault.save(name, token)

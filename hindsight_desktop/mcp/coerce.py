@@ -12,10 +12,13 @@ unchanged, and validation then names the field and the problem.
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 from pydantic_core import PydanticUseDefault
+
+from hindsight_desktop.core.validate import MAX_LIST_ITEMS
 
 _NULLS = ("", "null", "none", "undefined")
 _TRUE = ("true", "yes", "y", "on", "1")
@@ -48,12 +51,16 @@ def integer(value: Any) -> Any:
 
 
 def number(value: Any) -> Any:
+    """A float from a number or its text; "nan", "inf" and overflowing numbers are refused (pydantic
+    names the argument), since no memory field means anything with them."""
     value = _default_if_blank(value)
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            value = float(value.strip())
         except ValueError:
             return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"must be a finite number, not {value}")
     return value
 
 
@@ -75,23 +82,28 @@ def optional_text(value: Any) -> Any:
 
 
 def text_list(value: Any) -> Any:
-    """A list of strings from a list, a JSON array in a string, or comma-separated text."""
+    """A list of strings from a list, a JSON array in a string, or comma-separated text; at most
+    MAX_LIST_ITEMS of them."""
     value = _default_if_blank(value)
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
             try:
-                parsed = json.loads(text)
-            except ValueError:
+                value = json.loads(text)
+            except (ValueError, RecursionError):  # deeply nested arrays overflow the parser's stack
                 return value
-            return parsed
-        return [part.strip() for part in text.split(",") if part.strip()]
+        else:
+            value = [part.strip() for part in text.split(",") if part.strip()]
+    if isinstance(value, list) and len(value) > MAX_LIST_ITEMS:
+        raise ValueError(f"has {len(value)} items; the limit is {MAX_LIST_ITEMS} per call")
     return value
 
 
 def text_or_list(value: Any) -> Any:
     """One string, or several: a bare string stays a string unless it is a JSON array or has commas."""
     value = _default_if_blank(value)
+    if isinstance(value, list):
+        return text_list(value)  # only the cap applies
     if isinstance(value, str) and (value.strip().startswith("[") or "," in value):
         items = text_list(value)
         return items[0] if isinstance(items, list) and len(items) == 1 else items
@@ -103,7 +115,7 @@ def json_object(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     return value
 

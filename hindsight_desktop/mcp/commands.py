@@ -99,6 +99,9 @@ def _registry() -> Any:
 
 
 def _add(args: argparse.Namespace) -> int:
+    from hindsight_desktop.mcp.identity import http_client_name
+
+    http_client_name(args.name)  # before the registry opens: a reserved name is refused with its reason
     registry = _registry()
     token, saved = registry.add(args.name, rotate=args.rotate)
     if saved.warning:
@@ -140,9 +143,10 @@ def _target(args: argparse.Namespace) -> tuple[Any, Any]:
     """The client kind and the target (URL, token, launch command) for config/install."""
     from hindsight_desktop.mcp import client_config
     from hindsight_desktop.mcp.http_server import LOOPBACK, MCP_PATH
+    from hindsight_desktop.mcp.identity import http_client_name, stdio_client_name
 
     kind = client_config.kind(args.client)
-    name = args.name or kind.key
+    name = stdio_client_name(args.name or kind.key) if kind.stdio else http_client_name(args.name or kind.key)
     data_dir = Path(default_data_dir()).resolve()
     url = f"http://{LOOPBACK}:{_port(args.port)}{MCP_PATH}"
     token = None if kind.stdio else _token_for(name)

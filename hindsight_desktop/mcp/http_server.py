@@ -23,6 +23,7 @@ from hindsight_desktop.mcp.auth import ClientRegistry
 from hindsight_desktop.mcp.identity import NO_AUTH_CLIENT, Identity
 from hindsight_desktop.mcp.presence import Presence
 from hindsight_desktop.mcp.server import build_server
+from hindsight_desktop.mcp.sessions import SessionLimits
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
@@ -38,15 +39,18 @@ def transport_security() -> TransportSecuritySettings:
 
 
 def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None,
-                   presence: Presence | None = None) -> ASGIApp:
+                   presence: Presence | None = None, limits: SessionLimits | None = None) -> GuardedApp:
     """The MCP app behind the guard. `registry=None` means no tokens (serve --no-auth); `presence`,
-    when given, hears of every authenticated request."""
+    when given, hears of every authenticated request; `limits` bound the sessions (idle timeout, per
+    client, in all)."""
+    limits = limits or SessionLimits()
     identity = Identity(anonymous=NO_AUTH_CLIENT if registry is None else None)
     server = build_server(engine, identity)
     security = transport_security()
-    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=LOOPBACK)
+    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=LOOPBACK,
+                                       session_idle_timeout=limits.idle_timeout, max_sessions=limits.total)
     return GuardedApp(inner, verify=registry.verify if registry is not None else None, security=security,
-                      path=MCP_PATH, presence=presence)
+                      path=MCP_PATH, presence=presence, limits=limits)
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -85,17 +89,24 @@ class HttpServer:
     """The HTTP server on a background thread: `start()`, then `stop()`. `presence` tells who is
     connected (the tray reads it)."""
 
-    def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None) -> None:
+    def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None,
+                 limits: SessionLimits | None = None) -> None:
         self.port = port
         self.presence = Presence()
         self._sock = bind_loopback(port)
-        self._server = _uvicorn(build_http_app(engine, registry, self.presence))
+        self.app = build_http_app(engine, registry, self.presence, limits)
+        self._server = _uvicorn(self.app)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
                                         name="hindsight-mcp-http", daemon=True)
 
     @property
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.port}{MCP_PATH}"
+
+    @property
+    def sessions(self) -> int:
+        """Open MCP sessions (each client's, all together)."""
+        return len(self.app.sessions)
 
     def start(self, timeout: float = 10.0) -> HttpServer:
         self._thread.start()

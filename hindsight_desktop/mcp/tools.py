@@ -17,6 +17,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, Field
 
 from hindsight_desktop.core import render
+from hindsight_desktop.core.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.models import SearchHit
@@ -95,7 +96,8 @@ class MemoryTools:
             found = self.engine.search(query, limit=limit, type=memory_type, time_range_days=time_range_days,
                                        deep=deep, client=self.caller(ctx))
         hits, truncated = _within_budget(found.hits)
-        data = {"query": found.query, "results": [h.to_dict(explain) for h in hits], "truncated": truncated}
+        data = {"query": found.query, "results": [h.to_dict(explain) for h in hits], "truncated": truncated,
+                "nothing_relevant": not any(h.confidence >= HIT_CONFIDENCE for h in hits)}
         text = render.search_text(found.query, hits, explain=explain, truncated=truncated)
         return _result(SearchOutput, data, text)
 
@@ -109,9 +111,10 @@ class MemoryTools:
         below_importance: Annotated[coerce.Float | None, Field(
             description="Memories less important than this (0-1).")] = None,
         query: Annotated[coerce.Text | None, Field(
-            description="Memories containing these words or meaning nearly the same.")] = None,
+            description="Memories containing every one of these words, or saying the same thing.")] = None,
         purge: Annotated[coerce.Bool, Field(
-            description="Delete for good instead of archiving. Only when the person asks for it.")] = False,
+            description="Delete for good instead of archiving: only by memory_id, only memories you wrote, and "
+                        "only when the person asks for it.")] = False,
     ) -> Annotated[CallToolResult, ForgetOutput]:
         with engine_errors():
             receipt = self.engine.forget(ids=memory_id, older_than_days=older_than_days, type=memory_type,
@@ -143,8 +146,24 @@ class MemoryTools:
             reflect = getattr(self.engine, "reflect", None)
             if reflect is None:
                 raise ToolError("the tidy-up is not available in this version of Hindsight Desktop")
-            counts = dict(reflect(client=caller))
+            counts = reflect_counts(reflect(client=caller))
         return _result(ReflectOutput, counts, render.reflect_text(counts))
+
+
+_REFLECT_COUNTS = tuple(name for name in ReflectOutput.model_fields if name != "status")
+
+
+def reflect_counts(report: dict[str, Any]) -> dict[str, Any]:
+    """The maintenance report cut down to its numbers: its lists name memories (ids, text) of every
+    client, and its run details may carry error text."""
+    counts: dict[str, Any] = {}
+    for name in _REFLECT_COUNTS:
+        value = report.get(name, 0)
+        counts[name] = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    run = report.get("run") if isinstance(report.get("run"), dict) else {}
+    status = "skipped" if "skipped" in run else run.get("status")
+    counts["status"] = status if status in ("done", "stopped", "skipped", "failed") else "done"
+    return counts
 
 
 def _within_budget(hits: list[SearchHit]) -> tuple[list[SearchHit], bool]:
