@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from datetime import datetime, tzinfo
 from typing import Any
 
+from hindsight_desktop.core.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.models import ForgetReceipt, Link, Memory, SearchHit, WriteResult
 
 DATA_NOT_INSTRUCTIONS = (
@@ -150,12 +151,16 @@ def search_text(query: str, hits: list[SearchHit], *, explain: bool = False, tru
     for rank, hit in enumerate(hits, 1):
         m = hit.memory
         state = "" if m.status == "active" else f", {m.status}"
-        lines.append(f"{rank}. {memory_sentence(m, tz)} ({one_line(m.type)}, {one_line(m.id)}, relevance {hit.relevance:.2f}{state})")
+        lines.append(f"{rank}. {memory_sentence(m, tz)} ({one_line(m.type)}, {one_line(m.id)}, relevance "
+                     f"{hit.relevance:.2f}, confidence {hit.confidence:.2f}{state})")
         if explain and hit.scores:
             lines.append("   why: " + ", ".join(f"{k} {v:.3f}" for k, v in hit.scores.items()))
     if truncated:
         lines.append("More results matched but were left out to keep this answer short; narrow the query "
                      "or lower the limit.")
+    if not any(hit.confidence >= HIT_CONFIDENCE for hit in hits):
+        lines.append("None of these is likely to answer the question (every confidence is below "
+                     f"{HIT_CONFIDENCE:.1f}): say that you do not know rather than guess from them.")
     return "\n".join(lines)
 
 
