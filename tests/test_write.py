@@ -137,8 +137,10 @@ def test_new_settings_apply_at_once(engine):
 def test_a_near_copy_with_another_name_or_number_is_not_a_duplicate(engine):
     """A duplicate says the same thing: another person's name or another number makes a new memory."""
     first = engine.write("Alex noted that invoice 107 is due on the 11th.", client="desk-a", importance=0.8)
-    other_name = engine.write("Blake noted that invoice 107 is due on the 11th.", client="desk-b", importance=0.8)
-    other_number = engine.write("Alex noted that invoice 108 is due on the 11th.", client="desk-a", importance=0.8)
+    other_name = engine.write("Blake noted that invoice 107 is due on the 11th.", client="desk-b",
+                              importance=0.8)
+    other_number = engine.write("Alex noted that invoice 108 is due on the 11th.", client="desk-a",
+                                importance=0.8)
     again = engine.write("Alex noted that invoice 107 is due on the 11th!", client="desk-a", importance=0.8)
     assert len({first.id, other_name.id, other_number.id}) == 3
     assert again.id == first.id  # the same statement again reinforces the memory

@@ -10,6 +10,8 @@ apart poorly (measured in calibration.py), and to make sure a "duplicate" really
     False
     >>> same_specifics("Alex noted the invoice", "Blake noted the invoice")
     False
+    >>> same_specifics("The lake is there.", "Our lake is there.")
+    True
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _NUMBER = re.compile(r"\d+(?:[.:/\-]\d+)*")
 _CHINESE_NUMERALS = re.compile(r"[零一二三四五六七八九十百千万两]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_OPENERS = frozenset({
+    "The", "A", "An", "This", "That", "These", "Those", "My", "Our", "Your", "His", "Her", "Its", "Their", "We",
+    "You", "He", "She", "It", "They", "Today", "Tonight", "Yesterday", "Tomorrow", "Then", "Also", "And", "But",
+    "So", "Now", "Just", "Remember", "Note", "Please", "Last", "Next", "Every",
+})
 
 
 def _fold(text: str) -> str:
@@ -54,7 +61,12 @@ def specifics(text: str) -> set[str]:
     fact changes ("invoice 107", "三楼", "Alex noted…" against "Blake noted…")."""
     plain = unicodedata.normalize("NFKC", text)
     folded = plain.casefold()
-    return set(_NUMBER.findall(folded)) | set(_CHINESE_NUMERALS.findall(folded)) | set(_NAME.findall(plain))
+    return set(_NUMBER.findall(folded)) | set(_CHINESE_NUMERALS.findall(folded)) | _names(plain)
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words, less the function words a sentence opens with ("The lake" and "Our lake")."""
+    return {word for word in _NAME.findall(text) if word not in _OPENERS}
 
 
 def same_specifics(a: str, b: str) -> bool:
@@ -62,5 +74,5 @@ def same_specifics(a: str, b: str) -> bool:
 
 
 def same_statement(a: str, b: str) -> bool:
-    """Nearly the same words and exactly the same numbers: a repeat, not a changed fact."""
+    """Nearly the same words and exactly the same numbers and names: a repeat, not a changed fact."""
     return dice(a, b) >= SAME_WORDING and same_specifics(a, b)
