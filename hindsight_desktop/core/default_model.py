@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hindsight_desktop.core.e5_convert import convert_e5, packaged_e5_file
 from hindsight_desktop.core.errors import ModelError
+from hindsight_desktop.core.private_files import private_dir
 
 DEFAULT_MODEL_FILE = "multilingual-e5-small-q4_0.gguf"
 # Bumped when the conversion itself changes, so an old file is rebuilt.
@@ -87,7 +88,7 @@ def bundled_default_model() -> Path | None:
 def ensure_default_model(models_dir: Path) -> Path:
     """Return the path of the default GGUF model in `models_dir`: the one already there when its
     checksum holds, else a copy of the one shipped with the app, else a fresh conversion."""
-    models_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(models_dir)  # 0700 like the rest of the data folder (doctor checks it)
     target = models_dir / DEFAULT_MODEL_FILE
     recorded = _recorded(target)
     if recorded is not None and recorded == (sha256_file(target), CONVERTER_VERSION):
