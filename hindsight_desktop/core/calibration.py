@@ -7,7 +7,7 @@ floor of 0.3 therefore mean something else for every model and every script. Rat
 constants per model, the engine embeds a small probe set when it loads a model and reads off:
 
 - how close unrelated sentences land, per script (the floor of "nothing in common");
-- how close paraphrases land, and whether a paraphrase is found as its partner's nearest neighbour
+- whether a paraphrase is found as its partner's nearest neighbour
   (per script: where the model is weak, the write gate leans on lexical overlap instead);
 - how close a question lands to the memory that answers it, and to memories that do not, for each
   pair of question and memory language: e5 puts a Chinese question nearer to any Chinese memory
@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 # Version of the probe set and of what is measured: bump it to re-measure every model.
-PROBE_VERSION = 2
+PROBE_VERSION = 3
 META_PREFIX = "calibration:"
 # Where a typical answer lands on the recall scale. Recall's weights were set on all-MiniLM's raw
 # cosines, where answers land near 0.5 and off-topic text near 0; e5's raw answers land at 0.82 and
@@ -109,12 +109,10 @@ SCRIPTS = ("en", "zh")
 
 @dataclass(frozen=True)
 class Calibration:
-    """Where one model puts unrelated, paraphrased and answering texts (cosines), per script."""
+    """Where one model puts unrelated and answering texts (cosines), and how well it finds paraphrases."""
 
     model_id: str
     unrelated: dict[str, float]       # median cosine between unrelated memories
-    unrelated_high: dict[str, float]  # their 90th percentile
-    paraphrase: dict[str, float]      # median cosine between paraphrases
     separation: dict[str, float]      # share of paraphrases found as their partner's nearest neighbour
     # Query->memory cosines per language pair, keyed "zh>en" (a Chinese question, an English memory):
     answer: dict[str, float]          # median when the memory answers the question
@@ -168,7 +166,7 @@ class Calibration:
 
 def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
     """Embed the probe set with `embed(texts, kind)` and read off the model's scale."""
-    unrelated, high, paraphrase, separation = {}, {}, {}, {}
+    unrelated, separation = {}, {}
     for script in SCRIPTS:
         plain = _unit(embed(UNRELATED[script], "passage"))
         pairs = PARAPHRASES[script]
@@ -176,8 +174,6 @@ def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
         right = _unit(embed([b for _, b in pairs], "passage"))
         off = _off_diagonal(plain @ plain.T)
         unrelated[script] = float(np.median(off))
-        high[script] = float(np.quantile(off, 0.9))
-        paraphrase[script] = float(np.median(np.sum(left * right, axis=1)))
         pool = np.vstack([right, plain])  # each left sentence must find its own right one first
         separation[script] = float(np.mean(np.argmax(left @ pool.T, axis=1) == np.arange(len(pairs))))
     answer, off_topic, off_high = {}, {}, {}
@@ -193,7 +189,7 @@ def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
             answer[key] = float(np.median(hits))
             off_topic[key] = float(np.median(misses))
             off_high[key] = float(np.quantile(misses, 0.95))
-    return Calibration(model_id, unrelated, high, paraphrase, separation, answer, off_topic, off_high)
+    return Calibration(model_id, unrelated, separation, answer, off_topic, off_high)
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -212,15 +208,13 @@ _measured_lock = threading.Lock()
 def cached(model_id: str, stored: str | None, embed: Callable[..., np.ndarray]) -> tuple[Calibration, bool]:
     """The calibration for `model_id`: from this process, from the memory file (`stored`), or measured.
     Returns it and whether it is new to the memory file (the caller then saves it)."""
+    saved = Calibration.from_json(stored) if stored is not None else None
+    if saved is not None and saved.model_id != model_id:
+        saved = None
     with _measured_lock:
-        known = _measured.get(model_id)
-    if known is None and stored is not None:
-        known = Calibration.from_json(stored)
-        if known is not None and known.model_id != model_id:
-            known = None
-    fresh = known is None
+        known = _measured.get(model_id) or saved
     if known is None:
         known = measure(model_id, embed)
     with _measured_lock:
         _measured.setdefault(model_id, known)
-    return known, fresh or stored is None or Calibration.from_json(stored) != known
+    return known, saved != known

@@ -26,23 +26,23 @@ _ENTITY_LIFT = 0.6
 _KEYWORD_LIFT = 0.35
 
 
-def vector_confidence(cosine: float, scale: Calibration, pair: str = "en>en") -> float:
+def vector_confidence(cosine: float, scale: Calibration, asked: str = "en", stored: str = "en") -> float:
     """A logistic curve between the pair's off-topic 95th percentile and its typical answer.
 
     A bi-encoder puts a question near memories on its topic whether or not they answer it (measured
     for e5: a question the memory does not answer lands as close as one it does), so this tells
     "nothing on this topic" apart from "something on it", not a near miss from an answer.
     """
-    asked, stored = pair.split(">")
+    pair = scale.pair(asked, stored)
     width = max(1e-3, (scale.answer[pair] - scale.off_topic_high[pair]) / 4.0)
     z = (cosine - scale.evidence_floor(asked, stored)) / width
     return 1.0 / (1.0 + math.exp(-min(60.0, max(-60.0, z))))  # a model with a tiny spread must not overflow
 
 
 def confidence(cosine: float | None, entity: float, keyword: float, scale: Calibration,
-               pair: str = "en>en") -> float:
+               asked: str = "en", stored: str = "en") -> float:
     """Combine the vector's confidence with exact evidence (`entity`, `keyword` in [0, 1])."""
-    doubt = 1.0 - (vector_confidence(cosine, scale, pair) if cosine is not None else 0.0)
+    doubt = 1.0 - (vector_confidence(cosine, scale, asked, stored) if cosine is not None else 0.0)
     doubt *= 1.0 - _ENTITY_LIFT * min(1.0, max(0.0, entity))
     doubt *= 1.0 - _KEYWORD_LIFT * min(1.0, max(0.0, keyword))
     return round(1.0 - doubt, 4)

@@ -29,7 +29,7 @@ from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.extract import extract_entities
 from hindsight_desktop.core.models import Entity, ForgetReceipt
 from hindsight_desktop.core.rows import log_event
-from hindsight_desktop.core.runs import PURGED, scrub_purged
+from hindsight_desktop.core.runs import replace_ids, scrub_purged
 from hindsight_desktop.core.timeutil import from_db, to_db
 from hindsight_desktop.core.vectors import clear_vector
 from hindsight_desktop.core.writer import index_entities
@@ -217,19 +217,9 @@ def _scrub_events(db: apsw.Connection, ids: set[str]) -> int:
         found.update(db.execute(f"SELECT id, detail FROM events WHERE {named}", chunk))
     for event_id, text in found.items():
         detail = {k: v for k, v in json.loads(text).items() if k not in LEGACY_TEXT_KEYS}
-        clean = {k: _replace(v, ids) for k, v in detail.items()}
+        clean = replace_ids(detail, ids)
         db.execute("UPDATE events SET detail = ? WHERE id = ?", (json.dumps(clean, ensure_ascii=False), event_id))
     return len(found)
-
-
-def _replace(value: Any, ids: set[str]) -> Any:
-    if isinstance(value, str):
-        return PURGED if value in ids else value
-    if isinstance(value, list):
-        return [_replace(v, ids) for v in value]
-    if isinstance(value, dict):
-        return {k: _replace(v, ids) for k, v in value.items()}
-    return value
 
 
 def _forget_embeddings(embed: Any, texts: list[str]) -> None:

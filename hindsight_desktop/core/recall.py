@@ -131,7 +131,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         top_kw = max(kw_hits.values(), default=0.0)
         for c in cands.values():
             c.cosine = vec_hits.get(c.rowid, c.cosine)
-            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+            _calibrate(parts, c, asked, qvec)
             c.keyword = kw_hits.get(c.rowid, 0.0) / top_kw if top_kw > 0 else 0.0
             c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
         if q.mode == "hybrid":
@@ -152,7 +152,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         hit.rank = i
         shared = len(terms & set(keyword.query_terms(hit.memory.content))) / len(terms) if terms else 0.0
         hit.confidence = confidence(r.cand.cosine if qvec is not None else None, r.cand.entity, shared,
-                                    parts.calibration, parts.calibration.pair(asked, r.cand.lang))
+                                    parts.calibration, asked, r.cand.lang)
     return hits
 
 
@@ -173,7 +173,7 @@ def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q
             _fill_missing_similarity(parts, db, added, {}, qvec)
         following: dict[str, float] = {}
         for c in added.values():
-            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+            _calibrate(parts, c, asked, qvec)
             r = _score(c, w, q.mode, now, parts.settings.recall_half_life_days)
             r.relevance = max(r.relevance, owed[c.id])
             ranked.append(r)
@@ -267,6 +267,11 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
     return out
 
 
+def _calibrate(parts: Parts, c: Candidate, asked: str, qvec: np.ndarray | None) -> None:
+    """The candidate's cosine on the model's scale for this question's and memory's languages."""
+    c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+
+
 def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate],
                              vec_hits: dict[int, float], qvec: np.ndarray) -> None:
     """Keyword-only candidates get their exact cosine too, so every result shows every signal."""
@@ -302,7 +307,7 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
         if qvec is not None:
             _fill_missing_similarity(parts, db, added, {}, qvec)
         for c in added.values():
-            c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+            _calibrate(parts, c, asked, qvec)
             c.base = _content_score(c, w)
         cands.update(added)
         by_id.update({c.id: c for c in added.values()})

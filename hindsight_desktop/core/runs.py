@@ -58,7 +58,7 @@ def scrub_purged(db: apsw.Connection, ids: set[str]) -> int:
     changed = 0
     for run_id, text in found.items():
         report = json.loads(text)
-        clean = _replace_ids(storable(report), ids)
+        clean = replace_ids(storable(report), ids)
         if clean != report:
             db.execute("UPDATE maintenance_runs SET report = ? WHERE id = ?",
                        (json.dumps(clean, ensure_ascii=False), run_id))
@@ -66,11 +66,12 @@ def scrub_purged(db: apsw.Connection, ids: set[str]) -> int:
     return changed
 
 
-def _replace_ids(value: Any, ids: set[str]) -> Any:
+def replace_ids(value: Any, ids: set[str]) -> Any:
+    """`value` with every string that is one of `ids` replaced by PURGED, at any depth."""
     if isinstance(value, str):
         return PURGED if value in ids else value
     if isinstance(value, list):
-        return [_replace_ids(v, ids) for v in value]
+        return [replace_ids(v, ids) for v in value]
     if isinstance(value, dict):
-        return {k: _replace_ids(v, ids) for k, v in value.items()}
+        return {k: replace_ids(v, ids) for k, v in value.items()}
     return value

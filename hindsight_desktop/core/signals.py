@@ -408,7 +408,7 @@ class WriteScorer:
         prior = min(1.0, max(0.0, prior))
         if self._embed is None:
             return prior, "rules"
-        vote = self._model_vote(text, reading.lang)
+        vote = self._model_vote(text)
         share = _MODEL_SHARE * self._separation(reading.lang)
         return (1 - share) * prior + share * vote, "model"
 
@@ -418,7 +418,7 @@ class WriteScorer:
             return 1.0
         return self.calibration.separation[self.calibration.script(language)]
 
-    def _model_vote(self, text: str, language: str) -> float:
+    def _model_vote(self, text: str) -> float:
         """Probability-like vote in [0, 1] that the text resembles the worth-keeping prototypes."""
         found = self._prototype_vectors()
         vector = np.asarray(self._embed([text]), dtype=np.float32)[0]  # type: ignore[misc]

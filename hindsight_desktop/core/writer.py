@@ -100,11 +100,12 @@ def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: st
     # novelty, duplicates and links mean the same for every model and script.
     nearest = [(mid, parts.calibration.closeness(cosine, language), rowid)
                for mid, cosine, rowid in _nearest_active(parts, db, vector, req)]
+    neighbours = _contents(db, [rowid for _, _, rowid in nearest[:3]])
     verdict = parts.scorer.score(
-        text, novelty=_novelty(db, text, nearest), importance=req.importance,
+        text, novelty=_novelty(text, nearest, neighbours), importance=req.importance,
         entity_count=len(entities),
     )
-    duplicate = _find_duplicate(db, digest, nearest, req, text, parts.settings.duplicate_similarity)
+    duplicate = _find_duplicate(db, digest, nearest, neighbours, req, text, parts.settings.duplicate_similarity)
     if duplicate is not None:
         return _reinforce(db, duplicate, req, verdict, now, redactions)
 
@@ -195,7 +196,7 @@ def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
         k *= 2
 
 
-def _novelty(db: apsw.Connection, text: str, nearest: list[tuple[str, float, int]]) -> float:
+def _novelty(text: str, nearest: list[tuple[str, float, int]], neighbours: dict[int, str]) -> float:
     """How much the text adds to what is stored: the larger of two readings.
 
     By vector: 1 minus its closeness to the nearest memory, on the model's measured scale. By words:
@@ -211,20 +212,20 @@ def _novelty(db: apsw.Connection, text: str, nearest: list[tuple[str, float, int
     mine = overlap.surface_terms(text)
     if not mine:
         return round(by_vector, 4)
-    texts = _contents(db, [rowid for _, _, rowid in nearest[:3]])
-    by_words = min((len(mine - overlap.surface_terms(other)) / len(mine) for other in texts), default=1.0)
+    by_words = min((len(mine - overlap.surface_terms(other)) / len(mine) for other in neighbours.values()),
+                   default=1.0)
     return round(max(by_vector, by_words), 4)
 
 
-def _contents(db: apsw.Connection, rowids: list[int]) -> list[str]:
+def _contents(db: apsw.Connection, rowids: list[int]) -> dict[int, str]:
     if not rowids:
-        return []
+        return {}
     marks = ",".join("?" * len(rowids))
-    return [c for (c,) in db.execute(f"SELECT content FROM memories NOT INDEXED WHERE rowid IN ({marks})", rowids)]
+    return dict(db.execute(f"SELECT rowid, content FROM memories NOT INDEXED WHERE rowid IN ({marks})", rowids))
 
 
 def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[tuple[str, float, int]],
-                    req: WriteRequest, text: str, bar: float) -> str | None:
+                    neighbours: dict[int, str], req: WriteRequest, text: str, bar: float) -> str | None:
     where, args = visible_clause(req.client)
     row = db.execute(
         # INDEXED BY: the hash finds the one row; the status index would step through every active memory.
@@ -241,8 +242,7 @@ def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[tuple[str, f
     memory_id, closeness, rowid = nearest[0]
     if closeness < bar:
         return None
-    other = _contents(db, [rowid])
-    if other and overlap.same_statement(text, other[0]):
+    if rowid in neighbours and overlap.same_statement(text, neighbours[rowid]):
         return memory_id
     return None
 
