@@ -423,7 +423,8 @@ class WriteScorer:
         found = self._prototype_vectors()
         vector = np.asarray(self._embed([text]), dtype=np.float32)[0]  # type: ignore[misc]
         margin = _margin(vector, found.keep, found.chatter)
-        return 1.0 / (1.0 + math.exp(-(margin - found.midpoint) / found.temperature))
+        z = (margin - found.midpoint) / found.temperature
+        return 1.0 / (1.0 + math.exp(-min(60.0, max(-60.0, z))))  # a model with a tiny spread must not overflow
 
     def _prototype_vectors(self) -> _Prototypes:
         # Embedded once per model and process (`warm`, at load); both sets in one call.
