@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hindsight_desktop.core.default_model import ensure_default_model
+from hindsight_desktop.core.model.default_model import ensure_default_model
 
 BUDGET_S = 1.5
 

@@ -21,7 +21,7 @@ SENTENCE = "On Tuesday I met Caroline at the Lisbon office to plan the Q3 launch
 WORKER = """
 import json, statistics, sys, time
 from pathlib import Path
-from hindsight_desktop.core.embedder import Embedder
+from hindsight_desktop.core.model.embedder import Embedder
 embedder = Embedder(Path(sys.argv[1]), threads=int(sys.argv[3]) or None)
 for _ in range(10):
     embedder.embed([sys.argv[4]])
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0)
     args = parser.parse_args(argv)
-    from hindsight_desktop.core.default_model import ensure_default_model
+    from hindsight_desktop.core.model.default_model import ensure_default_model
 
     with tempfile.TemporaryDirectory(prefix="hindsight-threads-") as tmp:
         model = ensure_default_model(Path(tmp) / "models")

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from hindsight_desktop.core.signals import WriteScorer  # noqa: E402
+from hindsight_desktop.core.write.gate import WriteScorer  # noqa: E402
 
 LABELLED = ROOT / "tests" / "data" / "gate_labelled.jsonl"
 SEQUENCES = ROOT / "tests" / "data" / "gate_sequences.jsonl"
@@ -128,8 +128,8 @@ def evaluate_sequence(engine: Any, rows: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def _real_embedder(base: Path):
-    from hindsight_desktop.core.default_model import ensure_default_model
-    from hindsight_desktop.core.embedder import load_embedder
+    from hindsight_desktop.core.model.default_model import ensure_default_model
+    from hindsight_desktop.core.model.embedder import load_embedder
 
     return load_embedder(ensure_default_model(base / "models"))
 

@@ -19,9 +19,9 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hindsight_desktop.core.default_model import ensure_default_model
-from hindsight_desktop.core.embedder import load_embedder
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.model.default_model import ensure_default_model
+from hindsight_desktop.core.model.embedder import load_embedder
 
 KS = (5, 10, 25, 50)
 MODES = ("hybrid", "vector", "keyword")

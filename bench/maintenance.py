@@ -1,4 +1,4 @@
-"""Maintenance ("reflect") over a large store: time per 10k memories, peak RSS, how free a caller's event
+"""Maintenance over a large store: time per 10k memories, peak RSS, how free a caller's event
 loop stays while it runs, and re-embed throughput after a model switch.
 
     python bench/maintenance.py [--size 100000] [--reembed-seconds 60] [--json]
@@ -13,7 +13,7 @@ a few "I live in X" statements give the contradiction pass some too.
 
 The fill runs in a child process, so the peak RSS reported is that of the maintenance process alone
 (model, vector cache, passes). Event-loop lag: a coroutine asks to sleep 10 ms, over and over, while
-reflect runs in a worker thread (asyncio.to_thread); lag is how late it woke up.
+maintenance runs in a worker thread (asyncio.to_thread); lag is how late it woke up.
 
 Re-embed throughput needs a second model: --second-model PATH, or by default the packaged model
 converted again with every matrix kept in float32 (a different file, hence a different model id).
@@ -38,12 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from hindsight_desktop.core.default_model import ensure_default_model
-from hindsight_desktop.core.e5_convert import convert_e5, packaged_e5_file
-from hindsight_desktop.core.embedder import load_embedder
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.extract import extract_entities, fact_key
-from hindsight_desktop.core.portable import import_memories
+from hindsight_desktop.core.model.default_model import ensure_default_model
+from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file
+from hindsight_desktop.core.model.embedder import load_embedder
+from hindsight_desktop.core.portable.transfer import import_memories
+from hindsight_desktop.core.store.memories import stored_fact
+from hindsight_desktop.core.write.extract import extract_entities, fact_key
 
 sys.path.insert(0, str(Path(__file__).parent))
 from speed import sentence  # noqa: E402  (the speed bench's sentence generator)
@@ -62,7 +63,7 @@ def _record(i: int, text: str, vector: np.ndarray, entities: list[dict], now: fl
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", created)
     used = rng.random() < 0.3
     last = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now - rng.uniform(0, age) * 86400)) if used else None
-    key = fact_key(text)
+    stored = stored_fact(fact_key(text))
     return {
         "id": f"mem_bench{i:08d}", "content": text, "layer": rng.choices(["episodic", "semantic", "procedural"],
                                                                          [0.7, 0.25, 0.05])[0],
@@ -70,7 +71,7 @@ def _record(i: int, text: str, vector: np.ndarray, entities: list[dict], now: fl
         "client": rng.choice(["claude", "cursor", "desktop"]), "scope": "shared" if rng.random() < 0.9 else "private",
         "session_id": f"s{i // 20}", "status": "active", "created_at": stamp, "occurred_at": stamp,
         "updated_at": stamp, "last_accessed_at": last, "access_count": int(used), "entities": entities,
-        "metadata": {}, "fact_key": f"{key[0]}|{key[1]}" if key else None, "fact_value": key[2] if key else None,
+        "metadata": {}, "fact_key": stored[0], "fact_value": stored[1],
         "embedding": {"model": model, "dim": len(vector), "data": _b64(vector)},
     }
 
@@ -114,7 +115,7 @@ def _fill_child(data: Path, models: Path, size: int, out: Any) -> None:
     out.send(fill(data, models, size))
 
 
-async def _reflect_watching_the_loop(engine: MemoryEngine) -> tuple[dict[str, Any], list[float], dict[str, float]]:
+async def _maintenance_watching_the_loop(engine: MemoryEngine) -> tuple[dict[str, Any], list[float], dict[str, float]]:
     lags: list[float] = []
     stages: dict[str, float] = {}
     marks = {"stage": None, "at": time.perf_counter()}
@@ -134,7 +135,7 @@ async def _reflect_watching_the_loop(engine: MemoryEngine) -> tuple[dict[str, An
             lags.append((loop.time() - asked - 0.01) * 1000)
 
     watch = asyncio.create_task(ticker())
-    report = await asyncio.to_thread(engine.reflect, progress=progress)
+    report = await asyncio.to_thread(engine.run_maintenance, progress=progress)
     done.set()
     await watch
     return report, lags, {k: round(v, 2) for k, v in stages.items()}
@@ -163,9 +164,9 @@ def measure(size: int, reembed_seconds: float, second: Path | None) -> dict[str,
         engine = MemoryEngine(data, embedder=load_embedder(ensure_default_model(models)))
         engine.search("warm the vector cache")  # loads the cache, as a running app would have
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        report, lags, stages = asyncio.run(_reflect_watching_the_loop(engine))
+        report, lags, stages = asyncio.run(_maintenance_watching_the_loop(engine))
         result.update({
-            "reflect_seconds": report["seconds"], "seconds_per_10k": round(report["seconds"] / (size / 10_000), 2),
+            "maintenance_seconds": report["seconds"], "seconds_per_10k": round(report["seconds"] / (size / 10_000), 2),
             "stage_seconds": stages, "batches": report["run"]["batches"],
             "changes": {k: v for k, v in report.items() if isinstance(v, int) and v},
             "loop_lag_ms": {"p50": round(statistics.median(lags), 2), "p99": round(np.percentile(lags, 99), 2),
@@ -173,8 +174,8 @@ def measure(size: int, reembed_seconds: float, second: Path | None) -> dict[str,
             "rss_before_mb": round(rss_before, 1),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         })
-        again = engine.reflect()
-        result["second_reflect_seconds"] = again["seconds"]
+        again = engine.run_maintenance()
+        result["second_maintenance_seconds"] = again["seconds"]
         result.update(_reembed(engine, _second_model(Path(tmp), second), reembed_seconds))
         engine.close()
     return result
@@ -204,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print("| memories | reflect | per 10k | peak RSS | loop lag p99 / max | re-embed |")
+    print("| memories | maintenance | per 10k | peak RSS | loop lag p99 / max | re-embed |")
     print("|---:|---:|---:|---:|---:|---:|")
     lag = result["loop_lag_ms"]
-    print(f"| {result['memories']:,} | {result['reflect_seconds']} s | {result['seconds_per_10k']} s "
+    print(f"| {result['memories']:,} | {result['maintenance_seconds']} s | {result['seconds_per_10k']} s "
           f"| {result['peak_rss_mb']} MB | {lag['p99']} / {lag['max']} ms | {result['reembed_per_s']} memories/s |")
     print(json.dumps(result, indent=2), file=sys.stderr)
     return 0

@@ -2,6 +2,7 @@
 
     python bench/mcp_load.py            # 10,000 memories, 60 s of load
     python bench/mcp_load.py --quick    # 1,000 memories, 10 s of load
+    python bench/mcp_load.py --load-only --memories 1000 --duration 30   # phase 4 alone, shorter
 
 1. Seed N memories through the engine (a reused --data-dir that already holds them is not seeded again).
 2. Start `hindsight-desktop serve` and time memory_search over HTTP, one client, at N memories.
@@ -294,6 +295,33 @@ def lost_writes(data_dir: Path, ids: list[str]) -> int:
         return missing
 
 
+def latency_and_side_by_side(url: str, token: str, data_dir: Path, env: dict[str, str],
+                             texts: list[tuple[str, str]], ops: int, work: Path, numbers: dict) -> None:
+    """Phases 2 and 3: one client's search latency, then ours beside the reference server."""
+    n = len(texts)
+    questions = [f"Where does {who} live?" for _, who in random.Random(3).sample(texts, ops)]
+    took = anyio.run(search_latency, url, token, questions)
+    print(f"\nmemory_search over HTTP at {n} memories, one client: {summary(took)}")
+    numbers["search_http_p50_ms"] = pct(took, 0.5)
+
+    sbs = anyio.run(side_by_side, url, token, data_dir, env, texts, ops, work)
+    print(f"\nSide by side, {ops} writes then {ops} searches, seeded with the same {n} texts:")
+    for name in ("ours_http", "ours_stdio", "reference_stdio"):
+        if name in sbs:
+            for op in ("write", "search"):
+                print(f"  {name:16s} {op:6s} {summary(sbs[name][op])}")
+    if "reference_skipped" in sbs:
+        print(f"  reference server not measured: {sbs['reference_skipped']}")
+    else:
+        for ours in ("ours_http", "ours_stdio"):
+            for op in ("write", "search"):
+                ratio = pct(sbs[ours][op], 0.5) / pct(sbs["reference_stdio"][op], 0.5)
+                numbers[f"{ours}_{op}_p50_vs_reference"] = round(ratio, 3)
+                print(f"  {ours} {op} p50 / reference p50 = {ratio:.2f}")
+    numbers["side_by_side_p50_ms"] = {k: {op: pct(v, 0.5) for op, v in sbs[k].items()}
+                                      for k in sbs if k != "reference_skipped"}
+
+
 # ---- main -----------------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -305,6 +333,8 @@ def main() -> None:
     parser.add_argument("--ops", type=int, help="writes and searches per side-by-side run (default 200)")
     parser.add_argument("--data-dir", type=Path, help="reuse a data dir (kept); default a temporary one")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--load-only", action="store_true",
+                        help="skip phases 2 and 3 (one-client latency, side by side): the load alone")
     args = parser.parse_args()
     n = args.memories or (1000 if args.quick else 10_000)
     duration = args.duration or (10.0 if args.quick else 60.0)
@@ -325,28 +355,8 @@ def main() -> None:
     proc, url = start_server(data_dir, env)
     numbers: dict = {"memories": n, "duration_s": duration}
     try:
-        questions = [f"Where does {who} live?" for _, who in random.Random(3).sample(texts, ops)]
-        took = anyio.run(search_latency, url, bench_token, questions)
-        print(f"\nmemory_search over HTTP at {n} memories, one client: {summary(took)}")
-        numbers["search_http_p50_ms"] = pct(took, 0.5)
-
-        sbs = anyio.run(side_by_side, url, bench_token, data_dir, env, texts, ops, work)
-        print(f"\nSide by side, {ops} writes then {ops} searches, seeded with the same {n} texts:")
-        for name in ("ours_http", "ours_stdio", "reference_stdio"):
-            if name in sbs:
-                for op in ("write", "search"):
-                    print(f"  {name:16s} {op:6s} {summary(sbs[name][op])}")
-        if "reference_skipped" in sbs:
-            print(f"  reference server not measured: {sbs['reference_skipped']}")
-        else:
-            for ours in ("ours_http", "ours_stdio"):
-                for op in ("write", "search"):
-                    ratio = pct(sbs[ours][op], 0.5) / pct(sbs["reference_stdio"][op], 0.5)
-                    numbers[f"{ours}_{op}_p50_vs_reference"] = round(ratio, 3)
-                    print(f"  {ours} {op} p50 / reference p50 = {ratio:.2f}")
-        numbers["side_by_side_p50_ms"] = {k: {op: pct(v, 0.5) for op, v in sbs[k].items()}
-                                          for k in sbs if k != "reference_skipped"}
-
+        if not args.load_only:
+            latency_and_side_by_side(url, bench_token, data_dir, env, texts, ops, work, numbers)
         print(f"\nLoad: {args.clients} HTTP clients + {args.stdio} stdio processes for {duration:.0f} s ...")
         names = [who for _, who in texts]
         tally = anyio.run(load, url, tokens, data_dir, env, args.stdio, duration, names)
@@ -371,8 +381,11 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     else:
         shutil.rmtree(work / "reference", ignore_errors=True)
-    print(f"\nTarget: memory_search p50 <= 40 ms at 10,000 memories over HTTP; measured "
-          f"{numbers['search_http_p50_ms']:.1f} ms at {n}.")
+    if "search_http_p50_ms" in numbers:
+        print(f"\nTarget: memory_search p50 <= 40 ms at 10,000 memories over HTTP; measured "
+              f"{numbers['search_http_p50_ms']:.1f} ms at {n}.")
+    print("Target under load: HTTP search p50 <= 150 ms, twice the throughput of one shared connection "
+          "(51 calls/s measured before per-thread reads), 0 errors, 0 lost writes.")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """How many secrets does redaction catch, how often does it touch ordinary text, and what does it cost?
 
-Secrets: a held-out set generated here (not the ones in tests/test_redact.py) from a fixed seed: made-up
+Secrets: a held-out set generated here (not the ones in tests/unit/test_redact.py) from a fixed seed: made-up
 tokens in the shapes of 30-odd services, labelled values, spoken and multi-word passwords, Chinese
 forms, key blocks and bare random tokens, each set in a sentence. A secret counts as redacted when no
 run of 6 or more of its characters is left in the output.
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from hindsight_desktop.core.redact import redact_secrets  # noqa: E402
+from hindsight_desktop.core.redact.text import redact_secrets  # noqa: E402
 
 ORDINARY_FILES = [ROOT / "tests" / "data" / "gate_labelled.jsonl", ROOT / "tests" / "data" / "gate_sequences.jsonl",
                   ROOT / "bench" / "data" / "zh_memories.jsonl", ROOT / "bench" / "data" / "zh_questions.jsonl"]

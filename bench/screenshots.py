@@ -148,7 +148,7 @@ def shoot(out: Path, tmp: Path) -> list[Path]:
     from hindsight_desktop.app.icons import app_icon
     from hindsight_desktop.app.shell import Shell
     from hindsight_desktop.app.state import AppPaths
-    from hindsight_desktop.core.default_model import ensure_default_model
+    from hindsight_desktop.core.model.default_model import ensure_default_model
 
     os.environ.update({"HINDSIGHT_TOKEN_STORE": "file", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
     app = QApplication([])

@@ -26,9 +26,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hindsight_desktop.core.default_model import ensure_default_model
-from hindsight_desktop.core.embedder import load_embedder
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.model.default_model import ensure_default_model
+from hindsight_desktop.core.model.embedder import load_embedder
 
 NAMES = ["Alice", "Bruno", "Chen Wei", "Dara", "Emeka", "Fatima", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena",
          "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Yusuf"]
@@ -108,8 +108,8 @@ import json, random, resource, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 from speed import percentile, query
-from hindsight_desktop.core.default_model import ensure_default_model
-from hindsight_desktop.core.embedder import load_embedder
+from hindsight_desktop.core.model.default_model import ensure_default_model
+from hindsight_desktop.core.model.embedder import load_embedder
 from hindsight_desktop.core.engine import MemoryEngine
 tmp, samples = Path(sys.argv[1]), int(sys.argv[2])
 engine = MemoryEngine(tmp / "data", embedder=load_embedder(ensure_default_model(tmp / "models")))
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         # Convert the model in a child process: a one-time first-run cost that would otherwise
         # dominate this process's peak RSS.
         models = Path(tmp) / "models"
-        subprocess.run([sys.executable, "-c", "import sys, pathlib; from hindsight_desktop.core.default_model "
+        subprocess.run([sys.executable, "-c", "import sys, pathlib; from hindsight_desktop.core.model.default_model "
                         "import ensure_default_model; ensure_default_model(pathlib.Path(sys.argv[1]))",
                         str(models)], check=True)
         embedder = load_embedder(ensure_default_model(models))

@@ -51,10 +51,10 @@ from hindsight_desktop.app.state import AppPaths  # noqa: E402
 from hindsight_desktop.app.timeline_window import TimelineWindow  # noqa: E402
 from hindsight_desktop.app.workers import Workers  # noqa: E402
 from hindsight_desktop.config import Settings  # noqa: E402
-from hindsight_desktop.core.default_model import ensure_default_model  # noqa: E402
-from hindsight_desktop.core.embedder import load_embedder  # noqa: E402
 from hindsight_desktop.core.engine import MemoryEngine  # noqa: E402
-from hindsight_desktop.core.models import MemoryFilter  # noqa: E402
+from hindsight_desktop.core.model.default_model import ensure_default_model  # noqa: E402
+from hindsight_desktop.core.model.embedder import load_embedder  # noqa: E402
+from hindsight_desktop.core.records import MemoryFilter  # noqa: E402
 
 PAGE = 200
 TICK_MS = 10

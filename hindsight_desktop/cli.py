@@ -7,21 +7,54 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hindsight_desktop import __version__, doctor_commands, lifecycle_commands
+from hindsight_desktop import (
+    __version__,
+    doctor_commands,
+    maintenance_commands,
+    model_commands,
+    portable_commands,
+)
 from hindsight_desktop.config import DATA_DIR_ENV, default_data_dir, load_settings
 from hindsight_desktop.core.errors import HindsightError, InvalidInput, NotFound
 from hindsight_desktop.mcp import commands as mcp_commands
+
+if TYPE_CHECKING:  # imported when a command runs, so --help stays quick
+    from hindsight_desktop.core.engine import MemoryEngine
+
+# The subcommand modules, in the order their commands are listed in --help; each has COMMANDS,
+# add_parsers(sub) and run(args), and manages its own engine (or needs none).
+COMMAND_MODULES = (mcp_commands, portable_commands, maintenance_commands, model_commands, doctor_commands)
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
+    """The options every command takes, before or after its name: `--data-dir` and `--json`."""
+    group = parser.add_argument_group("global options (before or after the command)")
+    # argparse parses a subcommand into a fresh namespace and copies it over the top-level one, so on a
+    # subcommand the default must be SUPPRESS: a default there would erase `--json` given before the
+    # command. Given in both places, the one after the command (parsed later) wins.
+    default: dict[str, Any] = {} if top_level else {"default": argparse.SUPPRESS}
+    group.add_argument("--data-dir", type=Path, help=f"where the memory file lives (or set {DATA_DIR_ENV})",
+                       **default)
+    group.add_argument("--json", action="store_true", help="print machine-readable JSON", **default)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of every subcommand: it takes the global options too. Nested subcommands (`model show`,
+    `clients list`) get this class as well, since add_subparsers defaults to its own parser's class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        add_global_options(self, top_level=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hindsight-desktop",
                                      description="Private long-term memory for the assistants on this computer.")
     parser.add_argument("--version", action="version", version=f"hindsight-desktop {__version__}")
-    parser.add_argument("--data-dir", type=Path, help=f"where the memory file lives (or set {DATA_DIR_ENV})")
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    sub = parser.add_subparsers(dest="command")
+    add_global_options(parser, top_level=True)
+    sub = parser.add_subparsers(dest="command", parser_class=CommandParser)
 
     add = sub.add_parser("add", help="remember something (always stored: you asked for it)")
     add.add_argument("content")
@@ -58,8 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("--batch", metavar="BATCH_ID",
                          help="undo one forget: restore every memory it archived (the batch id is in the "
                               "forget's output and in `show`'s history), e.g. an assistant's bulk forget")
-    restore.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                         help="print machine-readable JSON")
 
     link = sub.add_parser("link", help="connect two memories")
     link.add_argument("source")
@@ -67,9 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("relation", nargs="?", default="related")
 
     sub.add_parser("stats", help="counts, hit rate, model")
-    mcp_commands.add_parsers(sub)  # serve, mcp, clients
-    lifecycle_commands.add_parsers(sub)  # export, import, reflect, model
-    doctor_commands.add_parsers(sub)  # doctor, why
+    for module in COMMAND_MODULES:
+        module.add_parsers(sub)
     sub.add_parser("app", help="start the desktop app: tray, timeline, MCP server (also: no command at all)")
     return parser
 
@@ -91,12 +121,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.command in mcp_commands.COMMANDS:  # they manage their own engine (or need none)
-        return mcp_commands.run(args)
-    if args.command in lifecycle_commands.COMMANDS:
-        return lifecycle_commands.run(args)
-    if args.command in doctor_commands.COMMANDS:
-        return doctor_commands.run(args)
+    for module in COMMAND_MODULES:
+        if args.command in module.COMMANDS:
+            return module.run(args)
     from hindsight_desktop.core.engine import MemoryEngine
 
     with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
@@ -106,32 +133,32 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add(engine: Any, args: argparse.Namespace) -> dict:
+def _add(engine: MemoryEngine, args: argparse.Namespace) -> dict:
     result = engine.write(args.content, type=args.type, importance=args.importance, occurred_at=args.when,
                           scope="private" if args.private else "shared", explicit=True)
     return result.to_dict()
 
 
-def _search(engine: Any, args: argparse.Namespace) -> dict:
+def _search(engine: MemoryEngine, args: argparse.Namespace) -> dict:
     result = engine.search(args.query, limit=args.limit, type=args.type, layer=args.layer,
                            time_range_days=args.days, deep=args.deep, mode=args.mode)
     return result.to_dict(explain=args.explain)
 
 
-def _show(engine: Any, args: argparse.Namespace) -> dict:
+def _show(engine: MemoryEngine, args: argparse.Namespace) -> dict:
     memory = engine.get(args.id)
     return {**memory.to_dict(), "links": [link.to_dict() for link in engine.links(args.id)],
             "history": [e.to_dict() for e in engine.events(args.id)]}
 
 
-def _forget(engine: Any, args: argparse.Namespace) -> dict:
+def _forget(engine: MemoryEngine, args: argparse.Namespace) -> dict:
     receipt = engine.forget(ids=args.ids or None, older_than_days=args.older_than_days, type=args.type,
                             layer=args.layer, below_importance=args.below_importance,
                             written_by=args.written_by, query=args.query, purge=args.purge)
     return receipt.to_dict()
 
 
-def _restore(engine: Any, args: argparse.Namespace) -> dict:
+def _restore(engine: MemoryEngine, args: argparse.Namespace) -> dict:
     if (args.id is None) == (args.batch is None):
         raise InvalidInput("restore needs a memory id or --batch BATCH_ID (one of them, not both)")
     if args.id is not None:

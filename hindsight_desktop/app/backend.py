@@ -12,17 +12,16 @@ from PySide6.QtCore import QObject, Signal
 
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task, Workers
-from hindsight_desktop.config import Settings
+from hindsight_desktop.config import RESTART_OPTIONS, Settings
 
 if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, never at start-up
     from hindsight_desktop.core.engine import MemoryEngine
     from hindsight_desktop.mcp.auth import ClientRegistry
     from hindsight_desktop.mcp.http_server import HttpServer
 
-# Settings the engine reads each time it uses them, so changing them needs no restart.
-# Nothing waits for a restart any more: the engine takes new settings at once and a new model is
-# switched to by re-embedding on a worker. Kept as a hook for settings that may need it later.
-RESTART_FIELDS: tuple[str, ...] = ()
+# The options declared to take effect at the next start (config.py says when each one does); today none:
+# the engine takes new settings at once and a new model is switched to by re-embedding on a worker.
+RESTART_FIELDS: tuple[str, ...] = RESTART_OPTIONS
 
 
 @dataclass
@@ -169,8 +168,8 @@ class Backend(QObject):
         """Switch to another GGUF model (None: the packaged default) and re-embed every memory on a
         worker; recall keeps working meanwhile, and an interrupted switch resumes at next start."""
 
-        def switch(engine: Any, progress: Callable[[int, int], None] | None = None) -> Any:
-            from hindsight_desktop.core.default_model import ensure_default_model
+        def switch(engine: MemoryEngine, progress: Callable[[int, int], None] | None = None) -> Any:
+            from hindsight_desktop.core.model.default_model import ensure_default_model
 
             target = path or ensure_default_model(engine.data_dir / "models")
             engine.use_model(target)

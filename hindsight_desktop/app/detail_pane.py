@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QPalette
@@ -14,8 +14,11 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
-from hindsight_desktop.core.models import Event, Link, Memory
-from hindsight_desktop.core.render import PERSON_WRITERS
+from hindsight_desktop.core.recall.render import PERSON_WRITERS
+from hindsight_desktop.core.records import Event, Link, Memory
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 MAX_LINKS = 20
 EVENT_WORDS = {"write": "remembered", "reinforce": "repeated", "supersede": "replaced an older memory",
@@ -43,7 +46,7 @@ class Extras:
     batch: Batch | None = None
 
 
-def load_extras(engine: Any, memory_id: str) -> Extras:
+def load_extras(engine: MemoryEngine, memory_id: str) -> Extras:
     from hindsight_desktop.core.errors import NotFound
 
     links = engine.links(memory_id)[:MAX_LINKS]
@@ -58,7 +61,7 @@ def load_extras(engine: Any, memory_id: str) -> Extras:
     return Extras(links, previews, events, _batch_of(engine, memory_id, events))
 
 
-def _batch_of(engine: Any, memory_id: str, events: list[Event]) -> Batch | None:
+def _batch_of(engine: MemoryEngine, memory_id: str, events: list[Event]) -> Batch | None:
     """The batch of the forget that archived this memory, when that forget took others too and this
     memory is still archived by it (not restored, not archived again by maintenance)."""
     latest = next((e for e in events if e.kind in ("forget", "restore")), None)  # events come newest first

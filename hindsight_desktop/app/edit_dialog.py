@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from hindsight_desktop.app.filters import KNOWN_TYPES
-from hindsight_desktop.core.models import Memory
+from hindsight_desktop.core.records import Memory
 
 
 class EditDialog(QDialog):

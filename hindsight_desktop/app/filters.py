@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from hindsight_desktop.core.models import LAYERS, MemoryFilter
+from hindsight_desktop.core.records import LAYERS, MemoryFilter
 
 # The types the write gate assigns; people may type any other label.
 KNOWN_TYPES = ("fact", "preference", "event", "plan", "instruction", "skill", "note")

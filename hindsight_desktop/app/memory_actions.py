@@ -5,7 +5,7 @@ worker and reports the changed memories by signal."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -13,7 +13,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.workers import Task
-from hindsight_desktop.core.models import Memory
+from hindsight_desktop.core.records import Memory
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 
 def confirm_purge(parent: QWidget | None, n: int) -> bool:
@@ -31,15 +34,15 @@ def confirm_purge(parent: QWidget | None, n: int) -> bool:
     return box.clickedButton() is delete
 
 
-def _reload(engine: Any, ids: list[str]) -> list[Memory]:
+def _reload(engine: MemoryEngine, ids: list[str]) -> list[Memory]:
     return [engine.get(i) for i in ids]
 
 
-def _forget(engine: Any, ids: list[str]) -> list[Memory]:
+def _forget(engine: MemoryEngine, ids: list[str]) -> list[Memory]:
     return _reload(engine, engine.forget(ids=ids).forgotten)
 
 
-def _restore(engine: Any, ids: list[str]) -> list[Memory]:
+def _restore(engine: MemoryEngine, ids: list[str]) -> list[Memory]:
     from hindsight_desktop.core.errors import InvalidInput
 
     restored = []
@@ -51,7 +54,7 @@ def _restore(engine: Any, ids: list[str]) -> list[Memory]:
     return restored
 
 
-def _pin(engine: Any, ids: list[str], pinned: bool) -> list[Memory]:
+def _pin(engine: MemoryEngine, ids: list[str], pinned: bool) -> list[Memory]:
     return [engine.edit(i, pinned=pinned) for i in ids]
 
 

@@ -1,16 +1,15 @@
 """Maintenance when the person is away: after N idle minutes, at most once per N hours, on a worker.
 
-`engine.reflect()` works in short batches (each its own transaction), so assistants keep being served
+`engine.run_maintenance()` works in short batches (each its own transaction), so assistants keep being served
 while it runs. When the person comes back mid-run the scheduler asks it to stop at the next batch
 (`should_stop`); the run counts as unfinished, so the next idle spell continues where it stopped.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -19,6 +18,9 @@ from hindsight_desktop.app.idle import IdleMonitor
 from hindsight_desktop.app.state import AppState
 from hindsight_desktop.app.workers import Task
 
+if TYPE_CHECKING:  # the engine is imported on the worker, never at start-up (see backend.py)
+    from hindsight_desktop.core.engine import MemoryEngine
+
 WATCH_MS = 2_000  # while a run goes, look for the person this often
 
 
@@ -26,15 +28,10 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def reflect(engine: Any, should_stop: Callable[[], bool], progress: Callable[..., None]) -> dict[str, Any]:
-    """`engine.reflect`, stoppable and reporting progress where this engine offers that."""
-    offered = inspect.signature(engine.reflect).parameters
-    options: dict[str, Any] = {}
-    if "should_stop" in offered:
-        options["should_stop"] = should_stop
-    if "progress" in offered:
-        options["progress"] = progress
-    return engine.reflect(**options)
+def run_maintenance(engine: MemoryEngine, should_stop: Callable[[], bool],
+                    progress: Callable[[str, int], None]) -> dict[str, Any]:
+    """Maintenance on the worker: it stops at the next batch once `should_stop()` is true."""
+    return engine.run_maintenance(should_stop=should_stop, progress=progress)
 
 
 def finished_run(report: dict[str, Any]) -> bool:
@@ -97,13 +94,13 @@ class MaintenanceScheduler(QObject):
         self.reason, self.yield_requested = reason, False
         self.backend.set_maintenance(True)
         self.started.emit(reason)
-        self.task = self.backend.call(reflect, lambda: self.yield_requested, self._report_progress,
+        self.task = self.backend.call(run_maintenance, lambda: self.yield_requested, self._report_progress,
                                       name="maintenance", on_done=self._done, on_error=self._failed)
         self.timer.setInterval(min(self.interval_ms, WATCH_MS))
         return self.task
 
-    def _report_progress(self, name: str = "", batches: int = 0, *_: Any) -> None:
-        self.progress.emit(str(name), int(batches))  # from the worker: queued to the main thread
+    def _report_progress(self, name: str, batches: int) -> None:
+        self.progress.emit(name, batches)  # from the worker: queued to the main thread
 
     def _done(self, report: dict[str, Any]) -> None:
         self._ended()

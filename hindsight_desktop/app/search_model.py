@@ -8,7 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.timeline_model import ID_ROLE, MEMORY_ROLE, memory_cell, memory_style
-from hindsight_desktop.core.models import Memory, SearchHit
+from hindsight_desktop.core.records import Memory, SearchHit
 
 COLUMNS = ("Score", "Memory", "Type", "When", "Client")
 _MEMORY_COLUMN = {1: 1, 2: 2, 4: 4}  # our column -> the timeline's column with the same text

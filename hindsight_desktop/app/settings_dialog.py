@@ -1,11 +1,15 @@
 """Settings: where data lives, the model, recall and write-gate tuning, archive policy, maintenance,
-the server port, clients, pause and start at login. Saved to the config dir as JSON."""
+the server port, clients, pause and start at login. Saved to the config dir as JSON.
+
+The widgets for the options are made from their declarations in config.py (`OPTIONS`): each option
+with a section gets its widget there, with the declared range, unit, description and the words for
+when a change takes effect; nothing about an option is spelled out here a second time."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QShowEvent
@@ -35,35 +39,91 @@ from hindsight_desktop.app.clients_tab import ClientsTab
 from hindsight_desktop.app.diagnose_dialog import DiagnoseDialog
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
-from hindsight_desktop.config import Settings
+from hindsight_desktop.config import FORGETTING, MODEL, OPTIONS, PRIVACY, RECALL, SERVER, Settings
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.settings_schema import Effect, Option
 
-SIGNAL_NAMES = {"density": "Information density", "novelty": "Novelty", "relevance": "Personal relevance",
-                "emotion": "Emotion", "explicit": "Asked to remember"}
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
-
-def _spin(low: int, high: int, value: int, suffix: str = "") -> QSpinBox:
-    box = QSpinBox()
-    box.setRange(low, high)
-    box.setValue(value)
-    box.setSuffix(suffix)
+def _number_box(option: Option, value: float) -> QSpinBox | QDoubleSpinBox:
+    """A spin box over exactly the option's allowed values."""
+    if option.low is None or option.high is None:
+        raise TypeError(f"{option.name} is shown in the settings window, so it needs both bounds")
+    box: QSpinBox | QDoubleSpinBox
+    if option.kind is int:
+        box = QSpinBox()
+        box.setRange(int(option.low), int(option.high))
+    else:
+        box = QDoubleSpinBox()
+        box.setDecimals(option.decimals)
+        # "more than 0": the smallest number the box can show above it
+        box.setRange(option.low + 10 ** -option.decimals if option.low_open else option.low, option.high)
+    box.setSingleStep(option.step)
+    box.setSuffix(option.unit)
+    if option.zero_means:
+        box.setSpecialValueText(option.zero_means)
+    box.setValue(value)  # type: ignore[arg-type]
     return box
 
 
-def _dspin(low: float, high: float, value: float, step: float = 0.05, suffix: str = "") -> QDoubleSpinBox:
-    box = QDoubleSpinBox()
-    box.setRange(low, high)
-    box.setDecimals(2)
-    box.setSingleStep(step)
-    box.setValue(value)
-    box.setSuffix(suffix)
-    return box
+class OptionInput:
+    """The widgets for one option (a dict option gets one per key), each with the option's tooltip."""
+
+    def __init__(self, option: Option, value: Any) -> None:
+        self.option = option
+        self.boxes: dict[str, QWidget] = {}
+        self.rows: list[tuple[str | None, QWidget]] = []  # (label, widget) for a form; None: the whole row
+        if option.kind is dict:
+            for key, label in option.keys.items():
+                self.boxes[key] = _number_box(option, value[key])
+                self.rows.append((f"    {option.label}: {label}", self.boxes[key]))
+        elif option.kind is bool:
+            check = QCheckBox(option.label)
+            check.setChecked(value)
+            self.boxes[""], self.rows = check, [(None, check)]
+        elif option.kind is str:
+            line = QLineEdit(value or "")
+            self.boxes[""], self.rows = line, [(option.label, line)]
+        else:
+            self.boxes[""] = _number_box(option, value)
+            self.rows = [(option.label, self.boxes[""])]
+        for box in self.boxes.values():
+            box.setToolTip(option.tooltip)
+
+    @property
+    def widget(self) -> QWidget:
+        """The one widget of an option that is not a dict."""
+        return self.boxes[""]
+
+    def value(self) -> Any:
+        if self.option.kind is dict:
+            return {key: self._read(box) for key, box in self.boxes.items()}
+        return self._read(self.widget)
+
+    def _read(self, box: QWidget) -> Any:
+        if isinstance(box, QCheckBox):
+            return box.isChecked()
+        if isinstance(box, QLineEdit):
+            return box.text().strip() or (None if self.option.optional else "")
+        if isinstance(box, QDoubleSpinBox):
+            return round(box.value(), self.option.decimals)
+        assert isinstance(box, QSpinBox)
+        return box.value()
 
 
-def read_model(engine: Any) -> dict[str, Any]:
+def effect_note(options: list[Option]) -> str:
+    """The window's line on when changes apply, from what the options declare."""
+    later = [option.label for option in options if option.effect is Effect.NEXT_START]
+    text = f"Changes apply at once, except {', '.join(later)}: at the next start" if later else "Changes apply at once"
+    return (f"{text} (assistants connected over stdio read them when they next start); "
+            "a new model re-embeds your memories in the background.")
+
+
+def read_model(engine: MemoryEngine) -> dict[str, Any]:
     """The engine's model status plus what the dialog compares against (runs on a worker: it syncs with
     the memory file, and the default model's module pulls in numpy)."""
-    from hindsight_desktop.core.default_model import DEFAULT_MODEL_FILE
+    from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
 
     status = engine.model_status()
     status["default_stem"] = Path(DEFAULT_MODEL_FILE).stem
@@ -112,6 +172,8 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Hindsight Desktop — Settings")
         self.setMinimumWidth(620)
         s = backend.settings
+        # option name -> its widgets: every option with a section but the model (its radio buttons below)
+        self.inputs: dict[str, OptionInput] = {}
         self.tabs = QTabWidget()
         self.tabs.addTab(self._general(s), "General")
         self.tabs.addTab(self._memory(s), "Memory")
@@ -142,13 +204,7 @@ class SettingsDialog(QDialog):
         self.login = QCheckBox("Start Hindsight Desktop when I log in")
         self.login.setChecked(autostart.is_enabled(home=self.autostart_home))
         form.addRow("", self.login)
-        server, sform = _form("Server and maintenance")
-        self.port = _spin(1024, 65535, s.http_port)
-        sform.addRow("MCP HTTP port (127.0.0.1)", self.port)
-        self.idle_minutes = _spin(1, 240, s.idle_minutes, " min")
-        sform.addRow("Maintenance after idle for", self.idle_minutes)
-        self.every_hours = _spin(1, 24 * 14, s.maintenance_every_hours, " h")
-        sform.addRow("At most once every", self.every_hours)
+        server = self._section(SERVER, s)
         trouble, tform = _form("Troubleshooting")
         self.diagnose_button = QPushButton("Diagnose…")
         self.diagnose_button.setToolTip("Check the memory, the model, the server and each assistant's set-up")
@@ -173,10 +229,12 @@ class SettingsDialog(QDialog):
 
     def _memory(self, s: Settings) -> QWidget:
         page = QWidget()
-        model, mform = _form("Embedding model", grow=True)
+        model, mform = _form(MODEL, grow=True)
         self.model_default = QRadioButton("Built-in (multilingual-e5-small: Chinese, English and 90+ languages, 384 dimensions)")
         self.model_file = QRadioButton("A GGUF file:")
         self.model_path = QLineEdit(s.embedding_model or "")
+        for widget in (self.model_default, self.model_file, self.model_path):
+            widget.setToolTip(OPTIONS["embedding_model"].tooltip)
         browse = QPushButton("Choose…")
         browse.clicked.connect(self._choose_model)
         (self.model_file if s.embedding_model else self.model_default).setChecked(True)
@@ -199,40 +257,28 @@ class SettingsDialog(QDialog):
             self.refresh_model()
         else:
             self.backend.ready.connect(self.refresh_model)
-        recall, rform = _form("Recall and remembering")
-        self.half_life = _dspin(0.5, 3650, s.recall_half_life_days, 1.0, " days")
-        rform.addRow("Recency half-life", self.half_life)
-        self.threshold = _dspin(0, 1, s.write_threshold)
-        rform.addRow("Keep a memory when its score reaches", self.threshold)
-        self.weights = {k: _dspin(0, 1, s.signal_weights.get(k, 0.0)) for k in SIGNAL_NAMES}
-        for key, box in self.weights.items():
-            rform.addRow(f"    weight: {SIGNAL_NAMES[key]}", box)
-        archive, aform = _form("Forgetting")
-        self.archive_days = _spin(1, 3650, s.archive_after_days, " days")
-        aform.addRow("Archive when unused for", self.archive_days)
-        self.floor = _dspin(0, 1, s.archive_importance_floor)
-        aform.addRow("…and importance below", self.floor)
-        self.capacity = _spin(0, 10_000_000, s.capacity_per_client)
-        self.capacity.setSpecialValueText("no limit")
-        aform.addRow("Memories per client", self.capacity)
-        privacy, pform = _form("Privacy")
-        self.personal_ids = QCheckBox("Also redact personal ID, passport, IBAN and phone numbers")
-        self.personal_ids.setToolTip("Off by default: assistants may keep them when asked to remember them. "
-                                     "Passwords, keys and tokens are always redacted.")
-        self.personal_ids.setChecked(s.redact_personal_ids)
-        pform.addRow(self.personal_ids)
-        self.purge_any = QCheckBox("Let assistants delete for good any memory they can see, not only their own")
-        self.purge_any.setToolTip("Off by default: an assistant can purge (delete for good) only what it wrote, "
-                                  "by id. Anything else it can only archive, and you can undo that from the "
-                                  "timeline.")
-        self.purge_any.setChecked(s.assistants_purge_any)
-        pform.addRow(self.purge_any)
         layout = QVBoxLayout(page)
-        for group in (model, recall, archive, privacy):
-            layout.addWidget(group)
-        layout.addWidget(QLabel("Changes apply at once; a new model re-embeds your memories in the background."))
+        layout.addWidget(model)
+        for section in (RECALL, FORGETTING, PRIVACY):
+            layout.addWidget(self._section(section, s))
+        self.effect_label = QLabel(effect_note([o for o in OPTIONS.values() if o.user_facing]))
+        self.effect_label.setWordWrap(True)
+        layout.addWidget(self.effect_label)
         layout.addStretch(1)
         return page
+
+    def _section(self, title: str, s: Settings) -> QGroupBox:
+        """A group with a widget for each option declared in section `title`, in declaration order."""
+        group, form = _form(title)
+        for option in OPTIONS.values():
+            if option.section == title:
+                self.inputs[option.name] = entry = OptionInput(option, getattr(s, option.name))
+                for label, widget in entry.rows:
+                    if label is None:
+                        form.addRow(widget)
+                    else:
+                        form.addRow(label, widget)
+        return group
 
     # ---- the model in use ------------------------------------------------------------------------
     def refresh_model(self) -> Task | None:
@@ -300,19 +346,8 @@ class SettingsDialog(QDialog):
     # ---- saving ----------------------------------------------------------------------------------
     def values(self) -> Settings:
         """The settings as the widgets show them (validated: raises InvalidInput)."""
-        return replace(
-            self.backend.settings,
-            http_port=self.port.value(), idle_minutes=self.idle_minutes.value(),
-            maintenance_every_hours=self.every_hours.value(),
-            embedding_model=self.selected_model(),
-            recall_half_life_days=self.half_life.value(), write_threshold=self.threshold.value(),
-            signal_weights={k: round(box.value(), 4) for k, box in self.weights.items()},
-            archive_after_days=self.archive_days.value(), archive_importance_floor=self.floor.value(),
-            capacity_per_client=self.capacity.value(),
-            redact_personal_ids=self.personal_ids.isChecked(),
-            assistants_purge_any=self.purge_any.isChecked(),
-            paused=False,  # pause lives in the memory file, shared with every process
-        ).validate()
+        shown = {name: entry.value() for name, entry in self.inputs.items()}
+        return replace(self.backend.settings, embedding_model=self.selected_model(), **shown).validate()
 
     def save(self) -> Task | None:
         """Write the file (on a worker), apply what can change now, set pause and start-at-login."""

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -19,7 +19,10 @@ from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.charts import BarChart, ColumnChart, Tile
 from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.workers import Task
-from hindsight_desktop.core.models import MemoryFilter
+from hindsight_desktop.core.records import MemoryFilter
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 WEEKS = 12
 DAYS = 14
@@ -36,14 +39,14 @@ class StatsData:
     found: list[tuple[str, float]] = field(default_factory=list)  # of which found something
 
 
-def _growth(engine: Any, now: datetime) -> list[tuple[str, float]]:
+def _growth(engine: MemoryEngine, now: datetime) -> list[tuple[str, float]]:
     ends = [now - timedelta(weeks=k) for k in range(WEEKS, -1, -1)]
     totals = [engine.count(MemoryFilter(until=end)) for end in ends]
     return [(fmt.local(ends[i]).strftime("%d %b").lstrip("0"), float(totals[i] - totals[i - 1]))
             for i in range(1, len(ends))]
 
 
-def _activity(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+def _activity(engine: MemoryEngine, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     events = engine.events(limit=5000)
     start = (fmt.local(now) - timedelta(days=DAYS - 1)).date()
     per_day = Counter(fmt.day_of(e.at) for e in events if fmt.day_of(e.at) >= start)
@@ -53,7 +56,7 @@ def _activity(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list
     return daily, [(name, float(n)) for name, n in clients.most_common(8)]
 
 
-def _searches(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+def _searches(engine: MemoryEngine, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     by_day = {row["day"]: row for row in engine.search_activity(DAYS)}
     days = [(now - timedelta(days=DAYS - 1 - i)).date() for i in range(DAYS)]
     label = [d.strftime("%d %b").lstrip("0") for d in days]
@@ -62,7 +65,7 @@ def _searches(engine: Any, now: datetime) -> tuple[list[tuple[str, float]], list
     return searches, found
 
 
-def gather(engine: Any, progress: Callable[[int, int], None] | None = None) -> StatsData:
+def gather(engine: MemoryEngine, progress: Callable[[int, int], None] | None = None) -> StatsData:
     now = datetime.now(UTC)
     data = StatsData(totals=engine.stats(), growth=_growth(engine, now))
     data.daily, data.client_activity = _activity(engine, now)

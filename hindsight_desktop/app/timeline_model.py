@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import date
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
@@ -31,7 +31,10 @@ from PySide6.QtWidgets import QApplication
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
-from hindsight_desktop.core.models import Entity, Memory, MemoryFilter
+from hindsight_desktop.core.records import Entity, Memory, MemoryFilter
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 PAGE = 200
 COLUMNS = ("When", "Memory", "Type", "Layer", "Client", "Importance")
@@ -91,7 +94,7 @@ def unpack(row: MemoryRow) -> Memory:
                   metadata=json.loads(metadata) if metadata else {})
 
 
-def _page(engine: Any, filters: MemoryFilter, limit: int, after: Memory | None) -> tuple[MemoryRow, ...]:
+def _page(engine: MemoryEngine, filters: MemoryFilter, limit: int, after: Memory | None) -> tuple[MemoryRow, ...]:
     """One page, packed on the worker, so the UI thread only inserts it. A tuple, not a list: wherever
     the page is kept (a finished Task keeps its result) the collector untracks it like its rows."""
     return tuple(pack(m) for m in engine.list(filters, limit=limit, after=after))

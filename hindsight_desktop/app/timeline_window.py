@@ -5,7 +5,7 @@ from the detail pane any one forget batch, such as an assistant's bulk forget â€
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -37,7 +37,10 @@ from hindsight_desktop.app.timeline_model import COLUMNS, MEMORY_ROLE, TimelineM
 from hindsight_desktop.app.transfer_actions import TransferActions
 from hindsight_desktop.app.why_panel import WhyPanel
 from hindsight_desktop.app.workers import Task
-from hindsight_desktop.core.models import Memory, SearchHit
+from hindsight_desktop.core.records import Memory, SearchHit
+
+if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
+    from hindsight_desktop.core.engine import MemoryEngine
 
 SEARCH_LIMIT = 50
 WIDTHS = (86, 0, 92, 84, 118, 84)  # 0: the Memory column stretches
@@ -324,7 +327,7 @@ class TimelineWindow(QMainWindow):
         filters = self.filter_bar.filters()
         kwargs = search_arguments(filters)
 
-        def search(engine: Any) -> list[SearchHit]:
+        def search(engine: MemoryEngine) -> list[SearchHit]:
             hits = engine.search(text, limit=SEARCH_LIMIT, **kwargs).hits
             return [h for h in hits if keep_hit(filters, h.memory.status, h.memory.pinned)]
 

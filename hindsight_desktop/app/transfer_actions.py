@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from hindsight_desktop.app import transfer
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.job_bar import JobBar
 from hindsight_desktop.app.workers import Cancelled, Task
-from hindsight_desktop.core.models import MemoryFilter
+from hindsight_desktop.core.records import MemoryFilter
+
+if TYPE_CHECKING:
+    from hindsight_desktop.core.portable.importer import ImportReport
 
 IMPORT_FILES = "Memory files (*.json *.jsonl *.md *.markdown *.txt);;All files (*)"
 
@@ -27,25 +30,17 @@ class TransferActions(QObject):
         self.backend, self.window, self.job_bar = backend, window, job_bar
         self.filters, self.selection = filters, selection
 
-    def _available(self, title: str) -> bool:
-        if transfer.available():
-            return True
-        QMessageBox.information(self.window, title, transfer.NOT_AVAILABLE)
-        return False
-
     def export_dialog(self) -> Task | None:
-        if not self._available("Export"):
-            return None
         path, chosen = QFileDialog.getSaveFileName(self.window, "Export memories", "memories.json",
                                                    ";;".join(transfer.FORMATS.values()))
         if not path:
             return None
         chosen_ids = self.selection()
-        ids = chosen_ids if len(chosen_ids) > 1 and transfer.supports_ids() else None
+        ids = chosen_ids if len(chosen_ids) > 1 else None
         return self.export_to(path, transfer.format_for(path, chosen), ids)
 
     def export_to(self, path: str, fmt_key: str, ids: list[str] | None = None) -> Task:
-        """Everything the current filters show (or the given ids, where the exporter takes them)."""
+        """Everything the current filters show, or only the given ids."""
         task = self.backend.call(transfer.export_job, fmt_key, path, self.filters(), ids, name="export",
                                  progress=True, on_error=self._failed,
                                  on_done=lambda r: self.message.emit(transfer.describe(r, "Exported")))
@@ -53,8 +48,6 @@ class TransferActions(QObject):
         return task
 
     def import_dialog(self) -> Task | None:
-        if not self._available("Import"):
-            return None
         path, _chosen = QFileDialog.getOpenFileName(self.window, "Import memories", "", IMPORT_FILES)
         return self.import_from(path) if path else None
 
@@ -64,7 +57,7 @@ class TransferActions(QObject):
         self.job_bar.follow(task, f"Importing {path}…")
         return task
 
-    def _imported(self, result: Any) -> None:
+    def _imported(self, result: ImportReport) -> None:
         self.message.emit(transfer.describe(result, "Imported"))
         self.imported.emit()
         self.backend.memories_changed.emit()

@@ -13,7 +13,7 @@ from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
 
 STATE_WORDS = {"starting": "starting…", "running": "remembering", "paused": "paused: nothing new is remembered",
-               "maintenance": "tidying up (maintenance running)", "error": "needs attention"}
+               "maintenance": "maintenance running", "error": "needs attention"}
 
 
 def _names(names: tuple[str, ...], most: int = 4) -> str:
@@ -132,7 +132,7 @@ class Tray(QObject):
 
     def show_progress(self, step: str, batches: int) -> None:
         """Maintenance at work: which pass, how many batches so far."""
-        self.act_status.setText(f"Hindsight Desktop: tidying up ({step}, batch {batches})")
+        self.act_status.setText(f"Hindsight Desktop: maintenance running ({step}, batch {batches})")
 
     def _paused(self, paused: bool) -> None:
         self.act_pause.blockSignals(True)

@@ -6,13 +6,14 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from hindsight_desktop.core.models import SearchHit
+from hindsight_desktop.core.records import SearchHit
 
 # signal -> (label, what it measures, the RecallWeights field that weighs it)
 SIGNALS = {
     "vector": ("Meaning", "closeness in meaning to the question", "vector"),
     "keyword": ("Words", "words the memory and the question share", "keyword"),
     "entity": ("Names & dates", "people, places, dates or codes both mention", "entity"),
+    "fact": ("Current fact", "what currently holds the fact the question asks about (who, where, when)", "fact"),
     "link": ("Links", "linked to another strong match", "link"),
     "recency": ("Recency", "how recent it is (half-life decay)", "recency"),
     "access": ("Use", "how often it was recalled before", "access"),

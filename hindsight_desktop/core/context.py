@@ -11,9 +11,10 @@ from threading import Lock
 import numpy as np
 
 from hindsight_desktop.config import Settings
-from hindsight_desktop.core.calibration import Calibration
-from hindsight_desktop.core.store import Store
-from hindsight_desktop.core.vectors import VectorIndex
+from hindsight_desktop.core.model.calibration import Calibration
+from hindsight_desktop.core.store.database import Store
+from hindsight_desktop.core.store.vectors import VectorIndex
+from hindsight_desktop.core.write.gate import WriteScorer
 
 
 class EmbedCache:
@@ -41,9 +42,10 @@ class EmbedCache:
                     self._items.popitem(last=False)
         with self._lock:
             found = {t: self._items.get((kind, t)) for t in texts}
-        if any(v is None for v in found.values()):  # evicted by a very large batch: embed directly
+        kept = [v for v in (found[t] for t in texts) if v is not None]
+        if len(kept) < len(texts):  # evicted by a very large batch: embed directly
             return self._embed(texts, kind)
-        return np.stack([found[t] for t in texts]) if texts else self._embed([], kind)
+        return np.stack(kept) if texts else self._embed([], kind)
 
     def discard(self, texts: list[str]) -> None:
         """Forget the embeddings of these texts (of every kind): a purged memory leaves no vector here."""
@@ -61,7 +63,7 @@ class Parts:
     store: Store
     vectors: VectorIndex
     embed: EmbedCache
-    scorer: object  # signals.WriteScorer
+    scorer: WriteScorer
     settings: Settings
     clock: Callable[[], datetime]
     model_id: str

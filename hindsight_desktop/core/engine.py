@@ -1,27 +1,35 @@
-"""MemoryEngine: the one API that the CLI, the MCP server and the app all use."""
+"""MemoryEngine: the one API that the CLI, the MCP server and the app all use. A front door: it checks
+the input and hands each operation to the package that owns it (write/, recall/, maintenance/, model/)."""
 
 from __future__ import annotations
 
-import json
+import builtins
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir
-from hindsight_desktop.core import decay, keyword, lifecycle, model_loader, reembed, spaces, validate
-from hindsight_desktop.core import forget as forgetting
-from hindsight_desktop.core.consolidate import Summarizer
+from hindsight_desktop.core import stats as numbers
+from hindsight_desktop.core import validate
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.embedder import Embedder, load_embedder
-from hindsight_desktop.core.errors import InvalidInput, PausedError
-from hindsight_desktop.core.extract import extract_entities, redact_secrets
-from hindsight_desktop.core.models import (
+from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.index import bilingual
+from hindsight_desktop.core.maintenance import forget as forgetting
+from hindsight_desktop.core.maintenance import runner
+from hindsight_desktop.core.maintenance.consolidate import Summarizer
+from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
+from hindsight_desktop.core.model import loader
+from hindsight_desktop.core.model import reembed as reembedding
+from hindsight_desktop.core.model.embedder import Embedder, load_embedder
+from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord
+from hindsight_desktop.core.recall.hybrid import MODES, Query, RecallWeights, recall, time_window
+from hindsight_desktop.core.records import (
     Event,
     ForgetReceipt,
     Link,
@@ -30,21 +38,17 @@ from hindsight_desktop.core.models import (
     SearchResult,
     WriteResult,
 )
-from hindsight_desktop.core.policy import MaintenancePolicy
-from hindsight_desktop.core.recall import MODES, Query, RecallWeights, recall, time_window
-from hindsight_desktop.core.rows import (
-    MEMORY_COLUMNS,
-    edit_detail,
-    event_from_row,
-    load_memory,
-    log_event,
-    memory_from_row,
-)
-from hindsight_desktop.core.store import Store, utcnow
+from hindsight_desktop.core.store import events as event_log
+from hindsight_desktop.core.store import memories, meta, models, relations
+from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
-from hindsight_desktop.core.writer import WriteRequest, index_entities, write
+from hindsight_desktop.core.write import edit as editing
+from hindsight_desktop.core.write.writer import WriteRequest, write
 
 PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
+T = TypeVar("T")
+# The search's checks, by the names it calls them.
+_tuple, _type_label, _when = validate.labels, validate.type_label, validate.when
 
 
 class MemoryEngine:
@@ -58,29 +62,29 @@ class MemoryEngine:
     def __init__(self, data_dir: Path | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | None = None, clock: Callable[[], datetime] | None = None) -> None:
         """`embedder` (else the settings' model, else the packaged default) is the model of a new memory
-        file; an existing file keeps the model its vectors came from (see model_loader.py), and
-        `use_model` switches it."""
+        file; an existing file keeps the model its vectors came from (loader.py); `use_model` switches it."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.settings = (settings or Settings()).validate()
         self.clock = clock or utcnow
         self.store = Store(self.data_dir / DB_FILE)
-        self._models = model_loader.ModelSource(self.data_dir, self.settings, embedder)
+        self._access = AccessStats(self.store)  # searches' access statistics, written after the answer
+        self._models = loader.ModelSource(self.data_dir, self.settings, embedder)
         self._load_models()
         self.recall_weights = RecallWeights()
 
     # ---- the embedding model -------------------------------------------------------------------
     def _load_models(self) -> None:
-        loaded = model_loader.load(self.store, self._models, self.settings, self.clock)
+        loaded = loader.load(self.store, self._models, self.settings, self.clock)
         self.parts, self.embedder, self._generation = loaded.parts, loaded.embedder, loaded.state.generation
 
     def _sync_models(self) -> None:
         """Another process may have switched the model: one cheap read tells, and the parts follow."""
         with self.store.read() as db:
-            current = spaces.generation(db)
+            current = models.generation(db)
         if current != self._generation:
             self._load_models()
 
-    def _with_models(self, op: Callable[[], Any]) -> Any:
+    def _with_models(self, op: Callable[[], T]) -> T:
         self._sync_models()
         try:
             return op()
@@ -92,49 +96,40 @@ class MemoryEngine:
             return op()
 
     def current_parts(self) -> Parts:
-        """The engine's parts, brought up to date with the memory file's model first (for core modules
-        such as portable.py that work on the parts directly)."""
+        """The parts, up to date with the memory file's model (for modules that work on them directly)."""
         self._sync_models()
         return self.parts
 
     def model_status(self) -> dict[str, Any]:
         """The model in use, the one being switched to (if any) and the re-embed's progress."""
         self._sync_models()
-        status = reembed.status(self.store)
-        scale = self.parts.calibration
-        status["languages"] = {
-            "multilingual": bool(getattr(self.embedder, "multilingual", False)),
-            # Measured when the model loaded: the share of probe paraphrases it finds, per script.
-            "paraphrases_found": dict(scale.separation),
-            "covers_chinese": bool(getattr(self.embedder, "multilingual", False)) and scale.separation["zh"] >= 0.9,
-        }
-        return status
+        multilingual = bool(getattr(self.embedder, "multilingual", False))
+        return {**reembedding.status(self.store), "languages": self.parts.calibration.languages(multilingual)}
 
     def use_model(self, path: str | Path, *, client: str = PERSON) -> dict[str, Any]:
-        """Switch to the GGUF embedding model at `path`. Memories are re-embedded by `reembed()` (or
-        `reembed_in_background()`); until that finishes, recall uses both models, each for its own vectors.
-        Choosing the model in use again cancels an unfinished switch."""
+        """Switch to the GGUF model at `path`; until `reembed()` finishes, recall uses both models, each for its
+        own vectors. Choosing the model in use again cancels an unfinished switch."""
         embedder = load_embedder(Path(path))
         self._sync_models()
-        outcome = reembed.choose(self.store, embedder, self.clock(), client)
+        outcome = reembedding.choose(self.store, embedder, self.clock(), client)
         self._sync_models()
-        return {"status": outcome, **reembed.status(self.store)}
+        return {"status": outcome, **reembedding.status(self.store)}
 
-    def reembed(self, *, batch: int = reembed.DEFAULT_BATCH, progress: reembed.Progress | None = None,
+    def reembed(self, *, batch: int = reembedding.DEFAULT_BATCH, progress: reembedding.Progress | None = None,
                 should_stop: Callable[[], bool] | None = None, client: str = PERSON) -> dict[str, Any]:
         """Re-embed into the new model's space until done or `should_stop()`; resumable at any time."""
         batch = validate.positive_int(batch, "batch", high=10_000)
         self._sync_models()
-        result = reembed.run(self.parts, client, batch=batch, progress=progress, should_stop=should_stop)
+        result = reembedding.run(self.parts, client, batch=batch, progress=progress, should_stop=should_stop)
         self._sync_models()
         return result
 
-    def reembed_in_background(self, progress: reembed.Progress | None = None) -> reembed.ReembedJob:
+    def reembed_in_background(self, progress: reembedding.Progress | None = None) -> reembedding.ReembedJob:
         """The re-embed on a worker thread; `job.stop()` stops it at the next batch, `job.join()` waits."""
-        return reembed.ReembedJob(self.reembed, progress)
+        return reembedding.ReembedJob(self.reembed, progress)
 
     def apply_settings(self, settings: Settings) -> None:
-        """Use new settings at once (write gate, recall, decay, capacity, pause). The embedding model is
+        """Use new settings at once (write gate, recall, decay, capacity, privacy). The embedding model is
         not among them: a model change means re-embedding, which `use_model` starts."""
         settings.validate()
         self.parts.scorer.retune(dict(settings.signal_weights), settings.write_threshold)
@@ -150,8 +145,8 @@ class MemoryEngine:
               scope: str = "shared", layer: str | None = None, explicit: bool = False,
               gate: bool = True) -> WriteResult:
         """Score and store one memory (or keep it in working memory when it is not worth keeping)."""
-        if self.settings.paused or self.is_paused():
-            raise PausedError("memory is paused: nothing new is being remembered right now")
+        with self.store.read() as db:
+            meta.refuse_if_paused(db, "nothing new is being remembered right now")
         request = WriteRequest(content=content, client=client, type=type, importance=importance,
                                metadata=metadata, session_id=session_id, scope=scope, layer=layer,
                                explicit=explicit, gate=gate,
@@ -161,13 +156,12 @@ class MemoryEngine:
     def set_paused(self, paused: bool, *, client: str = PERSON) -> None:
         """Pause or resume remembering, for every process that shares this memory file."""
         with self.store.write() as db:
-            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('paused', ?)", ("1" if paused else "0",))
-            log_event(db, to_db(self.clock()), "pause" if paused else "resume", None, client, {})
+            meta.set_paused(db, paused)
+            event_log.log_event(db, to_db(self.clock()), "pause" if paused else "resume", None, client, {})
 
     def is_paused(self) -> bool:
         with self.store.read() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'paused'").fetchone()
-        return row is not None and row[0] == "1"
+            return meta.is_paused(db)
 
     # ---- recall --------------------------------------------------------------------------------
     def search(self, query: str, *, limit: int = 5, layer: str | list[str] | None = None,
@@ -188,12 +182,17 @@ class MemoryEngine:
             until=_when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
         )
         hits = self._with_models(lambda: recall(self.parts, q, self.recall_weights))
-        search_id = self._record_search(hits, client, q) if log else None
-        return SearchResult(query=text, hits=hits, search_id=search_id)
+        if log:  # queued, not written: a search never waits for the file's write lock (access_stats.py)
+            self._access.record(SearchRecord(
+                ids=tuple(h.memory.id for h in hits), at=self.clock(), client=client or PERSON, deep=q.deep,
+                mode=q.mode, policy=MaintenancePolicy.from_settings(self.settings)))
+        return SearchResult(query=text, hits=hits)
 
     def warm_up(self) -> None:
         """Do what the first search would otherwise pay for (about 1.5 s at 100k memories: reading every
-        vector into the search cache, the index pages into memory). Unlogged; safe from any thread."""
+        vector into the search cache, the index pages into memory, building the cross-language lexicon
+        the first time). Unlogged; safe from any thread."""
+        bilingual.lexicon(build_now=True)
         self.search("warm up", limit=1, log=False)
 
     def warm_up_in_background(self) -> threading.Thread:
@@ -208,171 +207,70 @@ class MemoryEngine:
         except Exception:  # a warm-up is an optimisation; the first real search reports any problem
             logging.getLogger(__name__).debug("warm-up failed", exc_info=True)
 
-    def _record_search(self, hits: list, client: str | None, q: Query) -> int:
-        now = self.clock()
-        with self.store.write() as db:
-            # A recall is a use: it resets the memory's fading and, after a gap, slows it (spaced reinforcement).
-            decay.record_access(db, [h.memory.id for h in hits], now, MaintenancePolicy.from_settings(self.settings))
-            db.execute("INSERT INTO searches (at, client, hits, deep, mode) VALUES (?, ?, ?, ?, ?)",
-                       (to_db(now), client or PERSON, len(hits), int(q.deep), q.mode))
-            return int(db.last_insert_rowid())
-
     # ---- reading -------------------------------------------------------------------------------
     def get(self, memory_id: str, *, client: str | None = None) -> Memory:
+        self._access.flush()  # its access count includes every search so far
         with self.store.read() as db:
-            return load_memory(db, memory_id, client)[1]
+            return memories.load_memory(db, memory_id, client)[1]
 
     def list(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0,
-             after: Memory | None = None) -> list[Memory]:
-        """Newest first (by event time), for timelines and exports; `filters` narrows it.
-
-        `after` continues from a memory of the previous page (keyset paging): the next page then costs
-        what the first one does, however deep, where `offset` has to step over every row before it.
-        """
+             after: Memory | None = None) -> builtins.list[Memory]:
+        """Newest first (by event time), for timelines and exports; `filters` narrows it. `after` continues
+        from a memory of the previous page (keyset paging: as fast however deep, unlike `offset`)."""
         limit = validate.positive_int(limit, "limit", high=100_000)
         offset = validate.positive_int(offset, "offset", low=0, high=10**9)
-        where, args = (filters or MemoryFilter()).sql()
-        if after is not None:
-            # Older than `after`, or as old and stored before it (rowid breaks ties, as in ORDER BY).
-            # The range on occurred_at keeps the time index usable; should `after` have been purged
-            # meanwhile, its rowid is NULL and only the memories exactly as old as it are skipped.
-            when = to_db(after.occurred_at)
-            where += (" AND m.occurred_at <= ? AND (m.occurred_at < ? OR "
-                      "m.rowid < (SELECT rowid FROM memories WHERE id = ?))")
-            args = [*args, when, when, after.id]
         with self.store.read() as db:
-            rows = db.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset))
-            return [memory_from_row(r) for r in rows]
+            return memories.page(db, filters or MemoryFilter(), limit, offset, after)
 
     def count(self, filters: MemoryFilter | None = None) -> int:
-        where, args = (filters or MemoryFilter()).sql()
         with self.store.read() as db:
-            return int(db.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0])
+            return memories.count(db, filters or MemoryFilter())
 
-    def links(self, memory_id: str) -> list[Link]:
+    def links(self, memory_id: str) -> builtins.list[Link]:
         with self.store.read() as db:
-            load_memory(db, memory_id)
-            rows = db.execute(
-                "SELECT source_id, target_id, type, strength, created_at FROM relations "
-                "WHERE source_id = ? OR target_id = ? ORDER BY created_at", (memory_id, memory_id))
-            return [Link(s, t, k, float(w), parse_when(c)) for s, t, k, w, c in rows]
+            memories.load_memory(db, memory_id)
+            return relations.links_of(db, memory_id)
 
-    def events(self, memory_id: str | None = None, limit: int = 100) -> list[Event]:
+    def events(self, memory_id: str | None = None, limit: int = 100) -> builtins.list[Event]:
         with self.store.read() as db:
-            if memory_id is None:
-                rows = db.execute("SELECT id, at, kind, memory_id, client, detail FROM events "
-                                  "ORDER BY id DESC LIMIT ?", (limit,))
-            else:
-                rows = db.execute("SELECT id, at, kind, memory_id, client, detail FROM events "
-                                  "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))
-            return [event_from_row(r) for r in rows]
+            return event_log.recent(db, memory_id, limit)
 
     # ---- changing ------------------------------------------------------------------------------
     def edit(self, memory_id: str, *, client: str = PERSON, content: str | None = None,
              type: str | None = None, importance: float | None = None, pinned: bool | None = None,
              summary: str | None = None) -> Memory:
         """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed."""
-        changes: dict[str, Any] = {}
-        if content is not None:
-            changes["content"], _ = redact_secrets(validate.content(content), self.settings.redact_personal_ids)
-        if type is not None:
-            changes["type"] = validate.label(type, "type")
-        if importance is not None:
-            changes["importance"] = validate.unit_interval(importance, "importance")
-        if pinned is not None:
-            changes["pinned"] = int(bool(pinned))
-        if summary is not None:
-            checked = validate.optional_text(summary, "summary", 2000)
-            changes["summary"] = checked and redact_secrets(checked, self.settings.redact_personal_ids)[0]
-        if not changes:
-            raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary")
-        return self._with_models(lambda: self._edit(memory_id, client, changes))
+        changes = editing.requested(self.settings.redact_personal_ids, content=content, type=type,
+                                    importance=importance, pinned=pinned, summary=summary)
+        return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock()))
 
-    def _edit(self, memory_id: str, client: str, requested: dict[str, Any]) -> Memory:
-        changes = dict(requested)  # a retry after a model switch starts from what was asked
-        vector = self.parts.embed([changes["content"]])[0] if "content" in changes else None
-        now = self.clock()
-        with self.store.write() as db:
-            rowid, before = load_memory(db, memory_id)
-            if "content" in changes:
-                entities = extract_entities(changes["content"], before.occurred_at)
-                changes["entities"] = json.dumps([asdict(e) for e in entities], ensure_ascii=False)
-                keyword.delete(db, rowid)
-                db.execute("DELETE FROM entity_index WHERE memory_rowid = ?", (rowid,))
-                if before.layer != "working":
-                    keyword.add(db, rowid, changes["content"], [(e.kind, e.value) for e in entities],
-                                before.occurred_at)
-                    self.parts.vectors.add(db, rowid, vector)
-                    index_entities(db, rowid, entities, before.occurred_at)
-            sets = ", ".join(f"{k} = ?" for k in changes)
-            db.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE rowid = ?",
-                       (*changes.values(), to_db(now), rowid))
-            log_event(db, to_db(now), "edit", memory_id, client, edit_detail(changes, before))
-            return load_memory(db, memory_id)[1]
-
-    def forget(self, *, ids: list[str] | str | None = None, older_than_days: float | None = None,
+    def forget(self, *, ids: builtins.list[str] | str | None = None, older_than_days: float | None = None,
                layer: str | None = None, type: str | None = None, below_importance: float | None = None,
                written_by: str | None = None, query: str | None = None, purge: bool = False,
                client: str = PERSON, sees_all: bool = True) -> ForgetReceipt:
         """Archive (default) or purge every memory that matches all the given conditions."""
-        req = forgetting.ForgetRequest(
-            client=client, ids=None if ids is None else validate.text_list(ids, "memory_id", max_items=validate.MAX_IDS),
-            older_than_days=validate.days(older_than_days, "older_than_days"),
-            layer=validate.layer(layer), type=validate.label(type, "type"),
-            below_importance=validate.unit_interval(below_importance, "below_importance"),
-            written_by=written_by, query=None if query is None else validate.query(query),
-            purge=bool(purge), sees_all=sees_all, purge_any=self.settings.assistants_purge_any,
-        )
-        receipt = self._with_models(lambda: self._forget(req))
+        req = forgetting.ForgetRequest.checked(
+            client, sees_all, self.settings.assistants_purge_any, ids=ids, older_than_days=older_than_days,
+            layer=layer, type=type, below_importance=below_importance, written_by=written_by, query=query,
+            purge=purge)
+        receipt = self._with_models(lambda: forgetting.run(self.parts, req, self.clock()))
         if req.purge and receipt.forgotten:
             receipt.wal_cleared = self.store.checkpoint()
         return receipt
 
-    def _forget(self, req: forgetting.ForgetRequest) -> ForgetReceipt:
-        now = self.clock()
-        with self.store.write() as db:
-            targets = forgetting.select(self.parts, db, req, now)
-            if req.purge:
-                receipt = forgetting.purge(self.parts, db, targets, req.client, now)
-            else:
-                receipt = forgetting.archive(db, forgetting.within_cap(req, targets), req.client, now)
-        receipt.matched, receipt.left = len(targets), len(targets) - len(receipt.forgotten)
-        return receipt
-
-    def undo_forget(self, batch: str, *, client: str = PERSON) -> list[Memory]:
+    def undo_forget(self, batch: str, *, client: str = PERSON) -> builtins.list[Memory]:
         """Restore every memory one archive batch (a receipt's `batch`) took that is still archived."""
-        if not isinstance(batch, str) or not batch.strip():
-            raise InvalidInput("batch must be the batch id of a forget receipt")
-        now = self.clock()
-        with self.store.write() as db:
-            members = forgetting.batch_members(db, batch.strip())
-            for rowid, memory_id in members:
-                db.execute("UPDATE memories SET status = 'active', updated_at = ? WHERE rowid = ?",
-                           (to_db(now), rowid))
-                log_event(db, to_db(now), "restore", memory_id, client, {"from": "archived", "batch": batch})
-            return [load_memory(db, mid)[1] for _, mid in members]
+        return forgetting.undo(self.parts, validate.batch_id(batch), client, self.clock())
 
-    def forget_batch(self, batch: str) -> list[str]:
-        """The ids of the memories one archive batch took that are still archived: what
-        `undo_forget(batch)` would restore now."""
-        if not isinstance(batch, str) or not batch.strip():
-            raise InvalidInput("batch must be the batch id of a forget receipt")
+    def forget_batch(self, batch: str) -> builtins.list[str]:
+        """The ids of what one archive batch took that is still archived: what `undo_forget` would restore."""
+        checked = validate.batch_id(batch)
         with self.store.read() as db:
-            return [memory_id for _, memory_id in forgetting.batch_members(db, batch.strip())]
+            return [memory_id for _, memory_id in forgetting.batch_members(db, checked)]
 
     def restore(self, memory_id: str, *, client: str = PERSON) -> Memory:
         """Bring an archived or superseded memory back into normal recall."""
-        now = self.clock()
-        with self.store.write() as db:
-            rowid, memory = load_memory(db, memory_id)
-            if memory.status == "active":
-                raise InvalidInput(f"memory {memory_id} is already active")
-            db.execute("UPDATE memories SET status = 'active', superseded_by = NULL, updated_at = ? "
-                       "WHERE rowid = ?", (to_db(now), rowid))
-            log_event(db, to_db(now), "restore", memory_id, client, {"from": memory.status})
-            return load_memory(db, memory_id)[1]
+        return forgetting.restore(self.parts, memory_id, client, self.clock())
 
     def link(self, source_id: str, target_id: str, relation_type: str, *, strength: float = 1.0,
              client: str | None = None) -> Link:
@@ -381,67 +279,45 @@ class MemoryEngine:
         if kind is None:
             raise InvalidInput("relation_type is required")
         weight = validate.unit_interval(strength, "strength")
-        if source_id == target_id:
-            raise InvalidInput("a memory cannot be linked to itself")
-        now = self.clock()
-        with self.store.write() as db:
-            load_memory(db, source_id, client)
-            load_memory(db, target_id, client)
-            db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) "
-                       "VALUES (?, ?, ?, ?, ?)", (source_id, target_id, kind, weight, to_db(now)))
-            log_event(db, to_db(now), "link", source_id, client or PERSON, {"target": target_id, "type": kind})
-        return Link(source_id, target_id, kind, float(weight), now)
+        if weight is None:
+            raise InvalidInput("strength must be a number from 0 to 1")
+        return editing.link(self.parts, source_id, target_id, kind, weight, client, client or PERSON, self.clock())
 
-    def reflect(self, client: str | None = None, *, should_stop: Callable[[], bool] | None = None,
-                progress: lifecycle.Progress | None = None, summarizer: Summarizer | None = None,
-                **policy: Any) -> dict[str, Any]:
-        """Maintenance now (see lifecycle.py): expired working memory, contradictions, duplicates,
-        consolidation, fading, capacity, index repair. Stops at a batch boundary when `should_stop()`
-        is true, and the next call resumes there. Keyword arguments override the policy (e.g. batch=100)."""
+    def run_maintenance(self, client: str | None = None, *, should_stop: Callable[[], bool] | None = None,
+                        progress: runner.Progress | None = None, summarizer: Summarizer | None = None,
+                        **policy: object) -> dict[str, Any]:
+        """Maintenance now (maintenance/runner.py); stops at a batch boundary when `should_stop()` is true
+        and the next call resumes there. Keyword arguments override the policy (e.g. batch=100)."""
         rules = MaintenancePolicy.from_settings(self.settings, **policy)
-        return self._with_models(lambda: lifecycle.reflect(
+        return self._with_models(lambda: runner.run_maintenance(
             self.parts, client or PERSON, policy=rules, should_stop=should_stop, progress=progress,
             summarizer=summarizer))
 
-    def maintenance_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+    def maintenance_runs(self, limit: int = 20) -> builtins.list[dict[str, Any]]:
         """Recent maintenance and re-embed runs: when, what changed, how long, how they ended."""
-        return lifecycle.last_runs(self.parts, validate.positive_int(limit, "limit", high=10_000))
+        return runner.last_runs(self.parts, validate.positive_int(limit, "limit", high=10_000))
 
     # ---- numbers -------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
         self._sync_models()
-        with self.store.read() as db:
-            by_layer = dict(db.execute("SELECT layer, count(*) FROM memories GROUP BY layer").fetchall())
-            by_status = dict(db.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())
-            by_client = dict(db.execute("SELECT client, count(*) FROM memories GROUP BY client").fetchall())
-            searches, hits = db.execute("SELECT count(*), coalesce(sum(hits > 0), 0) FROM searches").fetchone()
-            links = db.execute("SELECT count(*) FROM relations").fetchone()[0]
-            vectors = self.parts.vectors.count(db)
-        return {
-            "memories": sum(by_layer.values()), "by_layer": by_layer, "by_status": by_status,
-            "by_client": by_client, "links": links, "vectors": vectors, "model": self.parts.model_id,
-            "searches": searches, "hit_rate": round(hits / searches, 4) if searches else None,
-            "database": str(self.store.path),
-        }
+        self._access.flush()  # every search so far is counted
+        return numbers.numbers(self.parts)
 
-    def search_activity(self, days: int = 14) -> list[dict[str, Any]]:
+    def search_activity(self, days: int = 14) -> builtins.list[dict[str, Any]]:
         """Searches per UTC day over the last `days` days and how many found something (the hit rate)."""
         days = validate.positive_int(days, "days", high=3660)
-        since = to_db(self.clock() - timedelta(days=days))
-        with self.store.read() as db:
-            rows = db.execute("SELECT substr(at, 1, 10), count(*), sum(hits > 0) FROM searches WHERE at >= ? "
-                              "GROUP BY 1 ORDER BY 1", (since,)).fetchall()
-        return [{"day": day, "searches": n, "found": int(found)} for day, n, found in rows]
+        self._access.flush()
+        return numbers.search_activity(self.parts, self.clock() - timedelta(days=days))
 
-    def most_recalled(self, limit: int = 8) -> list[Memory]:
+    def most_recalled(self, limit: int = 8) -> builtins.list[Memory]:
         """Active memories recalled most often, most first."""
         limit = validate.positive_int(limit, "limit", high=1000)
+        self._access.flush()
         with self.store.read() as db:
-            rows = db.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' "
-                              "AND m.access_count > 0 ORDER BY m.access_count DESC, m.rowid LIMIT ?", (limit,))
-            return [memory_from_row(r) for r in rows]
+            return memories.most_recalled(db, limit)
 
     def close(self) -> None:
+        self._access.close()  # the searches' access statistics land before the file closes
         self.store.close()
 
     def __enter__(self) -> MemoryEngine:
@@ -449,18 +325,3 @@ class MemoryEngine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _type_label(value: Any) -> str | None:
-    return validate.label(value, "type")
-
-
-def _tuple(value: Any, check: Callable[[Any], str | None], field: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    items = validate.text_list(value, field, max_chars=40)
-    return tuple(check(v) for v in items) or None
-
-
-def _when(value: datetime | str | None, field: str) -> datetime | None:
-    return None if value is None else parse_when(value, field)

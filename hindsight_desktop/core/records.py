@@ -1,246 +1,213 @@
-"""The app's own export records: every column of a memory, its links and its history, read from one
-consistent snapshot, and checked field by field when they come back in.
-
-A memory record holds all columns of the memories table except the internal rowid, plus an
-optional `embedding` ({"model", "dim", "data": base64 of little-endian float32}). Times stay in the
-stored form (ISO 8601, UTC, "Z"), so a round trip changes nothing.
-"""
+"""Plain data records the engine returns. Times are aware UTC datetimes inside the engine."""
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import json
-import re
-from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any
 
-import apsw
-import numpy as np
-import sqlite_vec
-
-from hindsight_desktop.core import spaces, validate
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.models import LAYERS, SCOPES, STATUSES, MemoryFilter
-from hindsight_desktop.core.store import BUSY_TIMEOUT_MS, Store
-from hindsight_desktop.core.timeutil import parse_when, to_db
-from hindsight_desktop.core.writer import content_hash
+from hindsight_desktop.core.store.visibility import visible_to
+from hindsight_desktop.core.timeutil import to_db
 
-FORMAT = "hindsight-desktop"
-VERSION = 1
-FIELDS = ("id", "content", "summary", "layer", "type", "importance", "pinned", "client", "scope", "session_id",
-          "status", "superseded_by", "created_at", "occurred_at", "updated_at", "last_accessed_at",
-          "access_count", "expires_at", "entities", "metadata", "content_hash", "fact_key", "fact_value",
-          "stability", "reviewed_at")
-LINK_FIELDS = ("source_id", "target_id", "type", "strength", "created_at")
-EVENT_FIELDS = ("id", "at", "kind", "memory_id", "client", "detail")
-_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
-_CHUNK = 500
+LAYERS = ("working", "episodic", "semantic", "procedural")
+STATUSES = ("active", "archived", "superseded")
+SCOPES = ("private", "shared")
 
 
-@contextlib.contextmanager
-def snapshot(store: Store) -> Iterator[apsw.Connection]:
-    """A read-only connection of its own: the export sees one consistent state while the engine's
-    connection (and its lock) stays free for the MCP server and the app."""
-    db = apsw.Connection(str(store.path), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        db.set_busy_timeout(BUSY_TIMEOUT_MS)
-        db.enable_load_extension(True)
-        db.load_extension(sqlite_vec.loadable_path())
-        db.execute("BEGIN")
-        try:
-            yield db
-        finally:
-            db.execute("COMMIT")
-    finally:
-        db.close()
-
-
-def count(db: apsw.Connection, filters: MemoryFilter | None) -> int:
-    where, args = (filters or MemoryFilter()).sql()
-    return int(db.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0])
-
-
-def memories(db: apsw.Connection, filters: MemoryFilter | None, embeddings: bool) -> Iterator[dict[str, Any]]:
-    """Memory records in rowid (creation) order, read in chunks."""
-    where, args = (filters or MemoryFilter()).sql()
-    columns = ", ".join(f"m.{f}" for f in FIELDS)
-    tables = _vector_tables(db) if embeddings else []
-    last = 0
-    while True:
-        # NOT INDEXED: each chunk walks on by rowid; a status or client index would make SQLite read and
-        # sort every match again for each chunk of a 100k export.
-        rows = db.execute(f"SELECT m.rowid, {columns} FROM memories m NOT INDEXED WHERE {where} AND m.rowid > ? "
-                          f"ORDER BY m.rowid LIMIT ?", (*args, last, _CHUNK)).fetchall()
-        vectors = _vectors(db, tables, [r[0] for r in rows])
-        for row in rows:
-            record = dict(zip(FIELDS, row[1:], strict=True))
-            record["pinned"] = bool(record["pinned"])
-            record["entities"] = json.loads(record["entities"])
-            record["metadata"] = json.loads(record["metadata"])
-            if row[0] in vectors:
-                record["embedding"] = vectors[row[0]]
-            yield record
-        if len(rows) < _CHUNK:
-            return
-        last = rows[-1][0]
-
-
-def _vector_tables(db: apsw.Connection) -> list[spaces.ModelRow]:
-    """The spaces to take vectors from, preferred first: the switch target, then the model in use."""
-    state = spaces.read_state(db)
-    return [row for row in (state.target, state.active) if row is not None]
-
-
-def _vectors(db: apsw.Connection, tables: list[spaces.ModelRow], rowids: list[int]) -> dict[int, dict[str, Any]]:
-    found: dict[int, dict[str, Any]] = {}
-    marks = ",".join("?" * len(rowids))
-    for model in tables:
-        if not rowids or not spaces.table_exists(db, model.table):
-            continue
-        for rowid, blob in db.execute(f"SELECT rowid, embedding FROM {model.table} WHERE rowid IN ({marks})", rowids):
-            found.setdefault(rowid, {"model": model.model_id, "dim": model.dim,
-                                     "data": base64.b64encode(blob).decode("ascii")})
-    return found
-
-
-def links(db: apsw.Connection, ids: set[str] | None) -> Iterator[dict[str, Any]]:
-    """Links between exported memories (all links when nothing was filtered out)."""
-    for row in db.execute(f"SELECT {', '.join(LINK_FIELDS)} FROM relations ORDER BY created_at, source_id"):
-        if ids is None or (row[0] in ids and row[1] in ids):
-            yield dict(zip(LINK_FIELDS, row, strict=True))
-
-
-def events(db: apsw.Connection, ids: set[str] | None) -> Iterator[dict[str, Any]]:
-    """The event history of exported memories (the whole log when nothing was filtered out)."""
-    for row in db.execute(f"SELECT {', '.join(EVENT_FIELDS)} FROM events ORDER BY id"):
-        if ids is None or row[3] in ids:
-            yield {**dict(zip(EVENT_FIELDS, row, strict=True)), "detail": json.loads(row[5])}
-
-
-# ---- checking records that come back in -------------------------------------------------------
-
-def check_memory(raw: Any, where: str) -> dict[str, Any]:
-    """A memory record as it will be stored, or InvalidInput naming `where` and the field."""
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: a memory must be a JSON object")
-    unknown = set(raw) - set(FIELDS) - {"embedding", "record"}
-    if unknown:
-        raise InvalidInput(f"{where}: unknown field {sorted(unknown)[0]!r}")
-    try:
-        return _checked(raw)
-    except InvalidInput as exc:
-        raise InvalidInput(f"{where}: {exc}") from None
-
-
-def _checked(raw: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    out["id"] = _identifier(raw.get("id"), "id")
-    out["content"] = validate.content(raw.get("content"))
-    out["summary"] = _text(raw.get("summary"), "summary", 2000)
-    out["layer"] = _required(validate.choice(raw.get("layer"), "layer", LAYERS), "layer")
-    out["type"] = _required(validate.label(raw.get("type"), "type"), "type")
-    out["importance"] = _required(validate.unit_interval(raw.get("importance"), "importance"), "importance")
-    out["pinned"] = int(_flag(raw.get("pinned", False), "pinned"))
-    out["client"] = validate.client_name(raw.get("client"))
-    out["scope"] = _required(validate.choice(raw.get("scope"), "scope", SCOPES), "scope")
-    out["session_id"] = _text(raw.get("session_id"), "session_id", 200)
-    out["status"] = _required(validate.choice(raw.get("status", "active"), "status", STATUSES), "status")
-    superseded = raw.get("superseded_by")
-    out["superseded_by"] = None if superseded is None else _identifier(superseded, "superseded_by")
-    for name in ("created_at", "occurred_at", "updated_at"):
-        out[name] = to_db(parse_when(raw.get(name), name))
-    for name in ("last_accessed_at", "expires_at", "reviewed_at"):
-        out[name] = None if raw.get(name) is None else to_db(parse_when(raw[name], name))
-    out["access_count"] = validate.positive_int(raw.get("access_count", 0), "access_count", low=0, high=10**9)
-    out["entities"] = json.dumps(_entities(raw.get("entities", [])), ensure_ascii=False)
-    out["metadata"] = json.dumps(validate.metadata(raw.get("metadata")), ensure_ascii=False)
-    out["content_hash"] = content_hash(out["content"])  # derived: recomputed, never trusted
-    out["fact_key"] = _text(raw.get("fact_key"), "fact_key", 400)
-    out["fact_value"] = _text(raw.get("fact_value"), "fact_value", 400)
-    stability = raw.get("stability", 1.0)
-    if isinstance(stability, bool) or not isinstance(stability, int | float) or not 1.0 <= stability <= 1e6:
-        raise InvalidInput("field 'stability' must be a number of 1 or more")
-    out["stability"] = float(stability)
-    out["embedding"] = _embedding(raw.get("embedding"))
-    return out
-
-
-def _required(value: Any, name: str) -> Any:
-    if value is None:
-        raise InvalidInput(f"field {name!r} is missing")
-    return value
-
-
-def _identifier(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not _ID.match(value):
-        raise InvalidInput(f"field {name!r} must be an id of 1-100 letters, digits, '_', '.', ':' or '-'")
-    return value
-
-
-def _text(value: Any, name: str, limit: int) -> str | None:
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with a trailing Z, the form used at every edge."""
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > limit:
-        raise InvalidInput(f"field {name!r} must be text of at most {limit} characters")
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso(value)
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
     return value
 
 
-def _flag(value: Any, name: str) -> bool:
-    if isinstance(value, bool) or value in (0, 1):
-        return bool(value)
-    raise InvalidInput(f"field {name!r} must be true or false")
+@dataclass
+class Entity:
+    """Something named in a memory: a person, place, organisation, date, number or code."""
+
+    kind: str  # one of store/entities.py KINDS: person, place, org, date, time, number, code, email, url, phone
+    text: str  # as written
+    value: str  # normalised (lower-cased name, ISO date, digits)
 
 
-def _entities(value: Any) -> list[dict[str, str]]:
-    if not isinstance(value, list):
-        raise InvalidInput("field 'entities' must be a list")
-    out = []
-    for i, item in enumerate(value):
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("kind", "text", "value")):
-            raise InvalidInput(f"field 'entities[{i}]' must have text fields kind, text and value")
-        out.append({k: item[k] for k in ("kind", "text", "value")})
-    return out
+@dataclass
+class Memory:
+    id: str
+    content: str
+    layer: str
+    type: str
+    importance: float
+    pinned: bool
+    client: str
+    scope: str
+    status: str
+    created_at: datetime
+    occurred_at: datetime
+    summary: str | None = None
+    session_id: str | None = None
+    superseded_by: str | None = None
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    expires_at: datetime | None = None
+    entities: list[Entity] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    updated_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
 
 
-def _embedding(value: Any) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    try:
-        vector = np.frombuffer(base64.b64decode(value["data"], validate=True), dtype="<f4")
-        if vector.shape != (int(value["dim"]),) or not isinstance(value["model"], str):
-            raise ValueError
-    except (KeyError, TypeError, ValueError):
-        raise InvalidInput("field 'embedding' must hold model, dim and base64 float32 data of that size") from None
-    return {"model": value["model"], "vector": vector.astype(np.float32)}
+@dataclass
+class WriteResult:
+    """What happened to one write. `stored` is False when it stayed in working memory only."""
+
+    id: str
+    stored: bool
+    layer: str
+    score: float
+    signals: dict[str, float]
+    duplicate_of: str | None = None
+    supersedes: list[str] = field(default_factory=list)
+    redactions: int = 0
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
 
 
-def check_link(raw: Any, where: str) -> tuple[str, str, str, float, str]:
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: a link must be a JSON object")
-    try:
-        kind = _required(validate.label(raw.get("type"), "type"), "type")
-        strength = _required(validate.unit_interval(raw.get("strength", 1.0), "strength"), "strength")
-        return (_identifier(raw.get("source_id"), "source_id"), _identifier(raw.get("target_id"), "target_id"),
-                kind, strength, to_db(parse_when(raw.get("created_at"), "created_at")))
-    except InvalidInput as exc:
-        raise InvalidInput(f"{where}: {exc}") from None
+@dataclass
+class SearchHit:
+    memory: Memory
+    relevance: float
+    scores: dict[str, float] = field(default_factory=dict)  # per-signal breakdown ("why")
+    rank: int = 0
+    confidence: float = 0.0  # how likely it answers the question (confidence.py), 0-1
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        m = self.memory
+        out: dict[str, Any] = {
+            "id": m.id,
+            "content": m.content,
+            "type": m.type,
+            "layer": m.layer,
+            "relevance": round(self.relevance, 4),
+            "confidence": round(self.confidence, 4),
+            "created_at": iso(m.created_at),
+            "occurred_at": iso(m.occurred_at),
+            "status": m.status,
+            "importance": m.importance,
+            "pinned": m.pinned,
+            "client": m.client,
+            "scope": m.scope,
+        }
+        if explain:
+            out["scores"] = {k: round(v, 4) for k, v in self.scores.items()}
+        return out
 
 
-def check_event(raw: Any, where: str) -> tuple[int | None, str, str, str | None, str, str]:
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: an event must be a JSON object")
-    try:
-        kind = _required(validate.label(raw.get("kind"), "kind"), "kind")
-        memory = raw.get("memory_id")
-        detail = raw.get("detail", {})
-        if not isinstance(detail, dict):
-            raise InvalidInput("field 'detail' must be a JSON object")
-        event_id = raw.get("id")
-        if event_id is not None and (isinstance(event_id, bool) or not isinstance(event_id, int)):
-            raise InvalidInput("field 'id' must be a whole number")
-        return (event_id, to_db(parse_when(raw.get("at"), "at")), kind,
-                None if memory is None else _identifier(memory, "memory_id"), validate.client_name(raw.get("client")),
-                json.dumps(detail, ensure_ascii=False))
-    except InvalidInput as exc:
-        raise InvalidInput(f"{where}: {exc}") from None
+@dataclass
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        return {"query": self.query, "results": [h.to_dict(explain) for h in self.hits]}
+
+
+@dataclass
+class Link:
+    source_id: str
+    target_id: str
+    type: str
+    strength: float
+    created_at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class ForgetReceipt:
+    """What a forget did. For a purge, `removed` counts the rows deleted per table."""
+
+    forgotten: list[str]
+    mode: str  # "archive" or "purge"
+    removed: dict[str, int] = field(default_factory=dict)
+    matched: int = 0  # how many memories met the conditions (more than `forgotten` when a cap applied)
+    left: int = 0  # matched but left alone by the per-call cap
+    batch: str | None = None  # an archive's batch id: `MemoryEngine.undo_forget(batch)` restores it all
+    # A purge's WAL checkpoint: True when the WAL was emptied; False when another process's open read
+    # kept old pages in it (a later checkpoint overwrites them). None for an archive.
+    wal_cleared: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Event:
+    id: int
+    at: datetime
+    kind: str  # write, reinforce, supersede, edit, link, forget, restore, purge, pin
+    memory_id: str | None
+    client: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class MemoryFilter:
+    """What a timeline or an export shows. Empty fields mean "any"."""
+
+    layers: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    written_by: tuple[str, ...] = ()  # client names
+    statuses: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    pinned: bool | None = None
+    viewer: str | None = None  # a client: other clients' private memories stay hidden
+    ids: tuple[str, ...] = ()  # only these memories (an export of the selection)
+
+    def sql(self) -> tuple[str, list[Any]]:
+        """A WHERE clause over the memories table aliased `m`, with its arguments."""
+        clauses: list[str] = ["1"]
+        args: list[Any] = []
+        for column, values, allowed in (("layer", self.layers, LAYERS), ("type", self.types, None),
+                                        ("client", self.written_by, None), ("status", self.statuses, STATUSES)):
+            if not values:
+                continue
+            if allowed is not None and any(v not in allowed for v in values):
+                raise InvalidInput(f"{column} must be among {', '.join(allowed)}")
+            clauses.append(f"m.{column} IN ({','.join('?' * len(values))})")
+            args.extend(values)
+        if self.since is not None:
+            clauses.append("m.occurred_at >= ?")
+            args.append(to_db(self.since))
+        if self.until is not None:
+            clauses.append("m.occurred_at <= ?")
+            args.append(to_db(self.until))
+        if self.pinned is not None:
+            clauses.append("m.pinned = ?")
+            args.append(int(self.pinned))
+        if self.ids:
+            clauses.append(f"m.id IN ({','.join('?' * len(self.ids))})")
+            args.extend(self.ids)
+        if self.viewer is not None:
+            visible, viewer = visible_to(self.viewer)
+            clauses.append(visible)
+            args.extend(viewer)
+        return " AND ".join(clauses), args

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 
 from hindsight_desktop.core.errors import InvalidInput
 
@@ -18,7 +19,14 @@ def to_db(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+@overload
+def from_db(text: str) -> datetime: ...
+@overload
+def from_db(text: None) -> None: ...
+@overload
+def from_db(text: str | None) -> datetime | None: ...
 def from_db(text: str | None) -> datetime | None:
+    """A time as stored (see `to_db`); None stays None."""
     if text is None:
         return None
     return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.models import LAYERS, SCOPES, STATUSES
+from hindsight_desktop.core.records import LAYERS, SCOPES, STATUSES
+from hindsight_desktop.core.timeutil import parse_when
 
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_QUERY_CHARS = 4000
@@ -155,3 +158,27 @@ def metadata(value: Any) -> dict[str, Any]:
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidInput(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
     return json.loads(encoded)
+
+
+def labels(value: Any, check: Callable[[Any], str | None], field: str) -> tuple[str, ...] | None:
+    """None, or one or several values each passed through `check` (such as `layer`); None when empty."""
+    if value is None:
+        return None
+    items = text_list(value, field, max_chars=40)
+    return tuple(c for v in items if (c := check(v)) is not None) or None
+
+
+def type_label(value: Any) -> str | None:
+    return label(value, "type")
+
+
+def when(value: datetime | str | None, field: str) -> datetime | None:
+    """None, or a moment (a datetime or ISO text)."""
+    return None if value is None else parse_when(value, field)
+
+
+def batch_id(value: Any) -> str:
+    """The batch id of a forget receipt."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("batch must be the batch id of a forget receipt")
+    return value.strip()

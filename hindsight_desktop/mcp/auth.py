@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.config import DB_FILE
-from hindsight_desktop.core.clients import ClientRecord, ClientTable
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.private_files import private_dir
-from hindsight_desktop.core.store import Store, utcnow
+from hindsight_desktop.core.store.clients import ClientRecord, ClientTable
+from hindsight_desktop.core.store.database import Store, utcnow
+from hindsight_desktop.core.store.private_files import private_dir
 from hindsight_desktop.mcp.identity import http_client_name
 
 TOKEN_PREFIX = "hsd_"

@@ -194,7 +194,7 @@ CLIENT_COMMANDS = {"add": _add, "list": _list, "revoke": _revoke, "config": _con
 
 
 def _iso(value: Any) -> str | None:
-    from hindsight_desktop.core.models import iso
+    from hindsight_desktop.core.records import iso
 
     return iso(value)
 

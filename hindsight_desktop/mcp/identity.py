@@ -16,9 +16,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from hindsight_desktop.core.clients import client_name
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.render import PERSON_WRITERS
+from hindsight_desktop.core.recall.render import PERSON_WRITERS
+from hindsight_desktop.core.store.clients import client_name
 from hindsight_desktop.mcp.client_config import KINDS
 
 CLIENT_KEY = "hindsight.client"

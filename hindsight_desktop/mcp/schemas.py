@@ -69,7 +69,7 @@ class LinkOutput(BaseModel):
     created_at: str
 
 
-class ReflectOutput(BaseModel):
+class MaintenanceOutput(BaseModel):
     # Counts only, whoever asks: the maintenance report also lists what was merged and consolidated
     # (ids and text, other clients' private memories among them), which must never reach a client.
     model_config = ConfigDict(extra="forbid")
@@ -79,11 +79,11 @@ class ReflectOutput(BaseModel):
     merged: int = Field(0, description="Near-duplicates merged.")
     dead_links: int = Field(0, description="Links to missing memories removed.")
     repaired: int = Field(0, description="Index entries repaired.")
-    seconds: float = Field(0.0, description="How long the tidy-up took.")
+    seconds: float = Field(0.0, description="How long maintenance took.")
     contradictions: int = Field(0, description="Conflicting statements resolved (the newer one wins).")
     consolidated: int = Field(0, description="Repeated statements consolidated into one fact.")
     evidence_added: int = Field(0, description="Statements added as evidence to an existing fact.")
     capacity_archived: int = Field(0, description="Memories archived to stay within a client's capacity.")
     orphan_index_rows: int = Field(0, description="Index rows without a memory removed.")
     status: Literal["done", "stopped", "skipped", "failed"] = Field(
-        "done", description="done, stopped (resumes next time) or skipped (another tidy-up was running).")
+        "done", description="done, stopped (resumes next time) or skipped (another maintenance run was going).")

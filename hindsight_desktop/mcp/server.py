@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from hindsight_desktop import __version__
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.forget import BULK_ARCHIVE_CAP
-from hindsight_desktop.core.render import DATA_NOT_INSTRUCTIONS
+from hindsight_desktop.core.maintenance.forget import BULK_ARCHIVE_CAP
+from hindsight_desktop.core.recall.render import DATA_NOT_INSTRUCTIONS
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.tools import MemoryTools
 
@@ -34,8 +34,8 @@ person's words ("I prefer window seats."), not a summary of the chat. Small talk
 repeats reinforce the existing memory; a changed fact replaces the old one. Use scope=private for what \
 only you should see. Never store secrets: they are redacted anyway.
 - Call memory_forget only when the person asks to forget something; purge=true deletes for good and \
-only on explicit request. Call memory_link to connect related memories, and memory_reflect only when \
-asked to tidy up.
+only on explicit request. Call memory_link to connect related memories, and memory_reflect (maintenance) \
+only when the person asks to clean up their memory.
 - Tell the person when you use what you recalled. {DATA_NOT_INSTRUCTIONS}
 """
 
@@ -73,9 +73,10 @@ TOOLS = (
              "Connect two memories with a labelled relation (for example: related, causes, part_of), so "
              "recalling one brings up the other.",
              idempotent=True),
-    ToolSpec("memory_reflect", "Tidy up memory",
-             "Run the memory tidy-up now: drop expired working memory, archive faded items, merge duplicates "
-             "and remove dead links. Reports what changed. Call only when the person asks to tidy up."),
+    ToolSpec("memory_reflect", "Run memory maintenance",
+             "Run memory maintenance now: drop expired working memory, archive faded items, merge duplicates "
+             "and remove dead links. Reports what changed. Call only when the person asks to clean up their "
+             "memory."),
 )
 
 

@@ -16,14 +16,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, Field
 
-from hindsight_desktop.core import render
-from hindsight_desktop.core.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import HindsightError
-from hindsight_desktop.core.models import SearchHit
+from hindsight_desktop.core.recall import render
+from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
+from hindsight_desktop.core.records import SearchHit
 from hindsight_desktop.mcp import coerce
 from hindsight_desktop.mcp.identity import Identity, NoIdentity
-from hindsight_desktop.mcp.schemas import ForgetOutput, LinkOutput, ReflectOutput, SearchOutput, WriteOutput
+from hindsight_desktop.mcp.schemas import (
+    ForgetOutput,
+    LinkOutput,
+    MaintenanceOutput,
+    SearchOutput,
+    WriteOutput,
+)
 
 MAX_LIMIT = 50
 # Recalled text per answer, in characters (~8k tokens): well under the ~25k-token cap some clients apply,
@@ -31,7 +37,7 @@ MAX_LIMIT = 50
 RESULT_BUDGET_CHARS = 30_000
 
 Scope = Annotated[Literal["private", "shared"], BeforeValidator(coerce.lower_word)]
-ReflectScope = Annotated[Literal["all"], BeforeValidator(coerce.lower_word)]
+MaintenanceScope = Annotated[Literal["all"], BeforeValidator(coerce.lower_word)]
 
 
 @contextlib.contextmanager
@@ -137,30 +143,29 @@ class MemoryTools:
     def memory_reflect(
         self,
         ctx: Context,
-        scope: Annotated[ReflectScope, Field(
-            description="What to tidy: all (the whole memory, as done when the computer is idle). The tidy-up "
-                        "never merges across privacy boundaries.")] = "all",
-    ) -> Annotated[CallToolResult, ReflectOutput]:
+        scope: Annotated[MaintenanceScope, Field(
+            description="What to maintain: all (the whole memory, as done when the computer is idle). "
+                        "Maintenance never merges across privacy boundaries.")] = "all",
+    ) -> Annotated[CallToolResult, MaintenanceOutput]:
+        """Runs maintenance; the tool keeps its published name, `memory_reflect`."""
         with engine_errors():
-            caller = self.caller(ctx)  # recorded in the event log as who asked for the tidy-up
-            reflect = getattr(self.engine, "reflect", None)
-            if reflect is None:
-                raise ToolError("the tidy-up is not available in this version of Hindsight Desktop")
-            counts = reflect_counts(reflect(client=caller))
-        return _result(ReflectOutput, counts, render.reflect_text(counts))
+            caller = self.caller(ctx)  # recorded in the event log as who asked for maintenance
+            counts = maintenance_counts(self.engine.run_maintenance(client=caller))
+        return _result(MaintenanceOutput, counts, render.maintenance_text(counts))
 
 
-_REFLECT_COUNTS = tuple(name for name in ReflectOutput.model_fields if name != "status")
+_MAINTENANCE_COUNTS = tuple(name for name in MaintenanceOutput.model_fields if name != "status")
 
 
-def reflect_counts(report: dict[str, Any]) -> dict[str, Any]:
+def maintenance_counts(report: dict[str, Any]) -> dict[str, Any]:
     """The maintenance report cut down to its numbers: its lists name memories (ids, text) of every
     client, and its run details may carry error text."""
     counts: dict[str, Any] = {}
-    for name in _REFLECT_COUNTS:
+    for name in _MAINTENANCE_COUNTS:
         value = report.get(name, 0)
         counts[name] = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
-    run = report.get("run") if isinstance(report.get("run"), dict) else {}
+    found = report.get("run")
+    run: dict[str, Any] = found if isinstance(found, dict) else {}
     status = "skipped" if "skipped" in run else run.get("status")
     counts["status"] = status if status in ("done", "stopped", "skipped", "failed") else "done"
     return counts
@@ -168,7 +173,8 @@ def reflect_counts(report: dict[str, Any]) -> dict[str, Any]:
 
 def _within_budget(hits: list[SearchHit]) -> tuple[list[SearchHit], bool]:
     """Keep results (most relevant first) until their text fills the budget; always keep the first."""
-    kept, used = [], 0
+    kept: list[SearchHit] = []
+    used = 0
     for hit in hits:
         used += len(hit.memory.content)
         if kept and used > RESULT_BUDGET_CHARS:

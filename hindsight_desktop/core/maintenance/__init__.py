@@ -1,0 +1,1 @@
+"""Maintenance (the `memory_reflect` tool): fading, merging, consolidation, contradictions, repair, forgetting and purge."""

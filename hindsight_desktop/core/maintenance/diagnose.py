@@ -1,0 +1,277 @@
+"""Diagnosis of the memory file, and "why wasn't this recalled?" (the design's troubleshooting steps).
+
+Everything here reads; nothing repairs. Each check returns a `Finding` that says what was seen and,
+when something is wrong, the one thing to do about it, so the doctor command, the app's Diagnose
+button and an assistant can all show the same advice.
+
+>>> check_sqlite_vec().ok                                           # doctest: +SKIP
+True
+>>> why_not_recalled(engine, "passport expiry", "mem_…").verdict     # doctest: +SKIP
+'archived: normal recall skips archived memories'
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import apsw
+import numpy as np
+import sqlite_vec
+
+from hindsight_desktop.core import validate
+from hindsight_desktop.core.errors import NotFound
+from hindsight_desktop.core.index import coverage, keyword
+from hindsight_desktop.core.model import switching
+from hindsight_desktop.core.store import connections, models, upkeep
+from hindsight_desktop.core.store.database import BUSY_TIMEOUT_MS, MIGRATIONS, Store
+from hindsight_desktop.core.store.memories import load_memory
+from hindsight_desktop.core.write.gate import dominant_language
+
+if TYPE_CHECKING:
+    from hindsight_desktop.core.engine import MemoryEngine
+
+MAINTENANCE_FIX = "run `hindsight-desktop maintenance`: its repair pass re-indexes what is missing and drops orphan rows"
+DEFAULT_LIMIT = 5  # what `search` and the memory_search tool return unless asked for more
+RANK_DEPTH = 200  # the most results a search may return: a memory below this is "not found at all"
+
+
+@dataclass
+class Finding:
+    """One check's outcome. `skipped` findings are not failures: the check could not run here."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    skipped: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_sqlite_vec() -> Finding:
+    """Load the sqlite-vec extension into a scratch connection, the way the store does."""
+    try:
+        db = apsw.Connection(":memory:")
+        db.enable_load_extension(True)
+        db.load_extension(sqlite_vec.loadable_path())
+        version = connections.vec_version(db)
+        db.close()
+    except Exception as exc:  # whatever stops the load (missing file, wrong architecture) is the finding
+        return Finding("sqlite-vec", False, f"the sqlite-vec extension does not load: {exc}",
+                       "reinstall Hindsight Desktop (or `pip install --force-reinstall sqlite-vec`)")
+    return Finding("sqlite-vec", True, f"sqlite-vec {version} loads", data={"version": version})
+
+
+def check_database(path: Path) -> Finding:
+    """Open the memory file read-only and run `PRAGMA integrity_check` (the doctor never writes to it)."""
+    path = Path(path)
+    if not path.exists():
+        return Finding("database", True, f"no memory file yet at {path}; it is created on first start")
+    try:
+        db = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    except apsw.Error as exc:
+        return Finding("database", False, f"cannot open {path}: {exc}",
+                       f"check that {path} is readable by you and is a Hindsight Desktop memory file")
+    try:
+        return _integrity(db, path)
+    except apsw.Error as exc:
+        return Finding("database", False, f"{path} cannot be read: {exc}", _RESCUE_FIX)
+    finally:
+        db.close()
+
+
+_RESCUE_FIX = ("export what can still be read (`hindsight-desktop export -o rescue.json`), move the memory "
+               "file aside, then `hindsight-desktop import rescue.json`")
+
+
+def _integrity(db: apsw.Connection, path: Path) -> Finding:
+    db.set_busy_timeout(BUSY_TIMEOUT_MS)  # the app may be writing at the same moment
+    # The vec0 tables take part in the check only when their module is present.
+    db.enable_load_extension(True)
+    with contextlib.suppress(apsw.Error):  # reported by check_sqlite_vec; plain tables still get checked
+        db.load_extension(sqlite_vec.loadable_path())
+    version = connections.schema_version(db)
+    if version > len(MIGRATIONS):
+        return Finding("database", False, f"{path} was written by a newer Hindsight Desktop (schema {version})",
+                       "upgrade Hindsight Desktop")
+    problems = connections.integrity_problems(db)
+    stored = upkeep.count_all(db) if version else 0
+    data = {"path": str(path), "schema": version, "memories": stored}
+    if problems != ["ok"]:
+        shown = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+        return Finding("database", False, f"integrity check failed: {shown}", _RESCUE_FIX, data=data)
+    return Finding("database", True, f"{path} opens and passes the integrity check ({stored} memories)",
+                   data=data)
+
+
+def check_indexes(store: Store) -> Finding:
+    """The keyword index and the current model's vector table hold exactly the long-term memories."""
+    with store.read() as db:
+        state = models.read_state(db)
+        long_term = coverage.long_term_count(db)
+        tables = {"keyword index": coverage.KEYWORD_TABLE}
+        vector_note = ""
+        if state.active is None:
+            vector_note = "no embedding model recorded yet"
+        elif state.switch is not None:
+            # Mid-switch the re-embedder owns vector completeness (as in repair.py); only keywords are checked.
+            vector_note = "vectors not checked: a model switch is in progress (`hindsight-desktop model reembed`)"
+        elif not models.table_exists(db, state.active.table):
+            return Finding("indexes", False, f"the vector table {state.active.table} of the model in use is gone",
+                           "choose the model again with `hindsight-desktop model use PATH`")
+        else:
+            tables["vector index"] = state.active.table
+        # The repair pass's own questions (index/coverage.py), so this check and the fix never disagree.
+        gaps = {label: coverage.gaps(db, table)._asdict() for label, table in tables.items()}
+    data = {"long_term_memories": long_term, **{label: g for label, g in gaps.items()}}
+    wrong = [f"{label}: {g['missing']} missing, {g['orphans']} orphan rows"
+             for label, g in gaps.items() if g["missing"] or g["orphans"]]
+    if wrong:
+        return Finding("indexes", False, f"indexes disagree with the {long_term} long-term memories ("
+                       + "; ".join(wrong) + ")", MAINTENANCE_FIX, data=data)
+    checked = " and ".join(gaps)
+    detail = f"{checked} agree with the {long_term} long-term memories" + (f"; {vector_note}" if vector_note else "")
+    return Finding("indexes", True, detail, data=data)
+
+
+# ---- why wasn't this recalled? ------------------------------------------------------------------
+
+
+@dataclass
+class Explanation:
+    """The five troubleshooting steps for one query and one memory, with the verdict they add up to."""
+
+    query: str
+    memory_id: str
+    exists: bool
+    verdict: str = ""
+    fix: str = ""
+    recalled: bool = False  # would be among the first DEFAULT_LIMIT results of a normal search
+    content: str | None = None
+    status: str | None = None
+    layer: str | None = None
+    superseded_by: str | None = None
+    vector_models: list[str] = field(default_factory=list)  # models whose index holds its vector
+    keyword_indexed: bool = False
+    terms: list[str] = field(default_factory=list)
+    matched_terms: list[str] = field(default_factory=list)
+    similarity: float | None = None
+    deep: bool = False  # ranked in a deep search (archived memories are only found that way)
+    rank: int | None = None
+    relevance: float | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    results: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explanation:
+    """Explain where `memory_id` stands for `query`: exists, status, vector, keywords, similarity, rank."""
+    text = validate.query(query)
+    parts = engine.current_parts()
+    with parts.store.read() as db:
+        try:
+            rowid, memory = load_memory(db, memory_id)
+        except NotFound:
+            ex = Explanation(query=text, memory_id=memory_id, exists=False)
+            return _judge(ex, 0.0)
+        ex = Explanation(query=text, memory_id=memory.id, exists=True, content=memory.content,
+                         status=memory.status, layer=memory.layer, superseded_by=memory.superseded_by)
+        ex.vector_models = _vector_models(db, parts.vectors, rowid)
+        ex.terms = keyword.query_terms(text)
+        ex.keyword_indexed, ex.matched_terms = _keyword_evidence(db, rowid, ex.terms)
+        stored = parts.vectors.vectors(db, [rowid]).get(rowid)
+    if stored is not None and ex.vector_models:
+        ex.similarity = round(float(np.dot(stored, parts.embed([text], "query")[0])), 4)
+    if memory.layer != "working":  # working memory is never a candidate: no search needed to know
+        _rank(engine, ex)
+    # Recall's floor for a candidate with only vector evidence, for this question's and memory's languages.
+    scale = parts.calibration
+    floor = scale.evidence_floor(dominant_language(text), dominant_language(memory.content))
+    return _judge(ex, floor)
+
+
+def _vector_models(db: apsw.Connection, vectors: Any, rowid: int) -> list[str]:
+    """Ask the vec0 tables themselves (the stored truth), not the in-process cache."""
+    state = models.read_state(db)
+    names = {row.num: row.model_id for row in (state.active, state.target) if row is not None}
+    return [names.get(index.num, index.table) for index in switching.indexes(vectors)
+            if coverage.has_row(db, index.table, rowid)]
+
+
+def _keyword_evidence(db: apsw.Connection, rowid: int, terms: list[str]) -> tuple[bool, list[str]]:
+    """Whether the memory is in the words index, and which of the query's terms match it there
+    (each term matched on its own, quoted as recall quotes it, so stemming applies the same way)."""
+    indexed = keyword.indexed(db, rowid)
+    matched = [t for t in terms if indexed and keyword.matches(db, keyword.match_expression([t]), rowid)]
+    return indexed, matched
+
+
+def _rank(engine: MemoryEngine, ex: Explanation) -> None:
+    # Deep only for an archived memory: archived candidates would otherwise shift every other rank,
+    # and the rank that matters is the one a normal search gives. log=False keeps the hit rate honest.
+    ex.deep = ex.status == "archived"
+    result = engine.search(ex.query, limit=RANK_DEPTH, deep=ex.deep, log=False)
+    ex.results = len(result.hits)
+    for hit in result.hits:
+        if hit.memory.id == ex.memory_id:
+            ex.rank, ex.relevance, ex.scores = hit.rank, round(hit.relevance, 4), dict(hit.scores)
+            break
+    ex.recalled = not ex.deep and ex.rank is not None and ex.rank <= DEFAULT_LIMIT
+
+
+def _judge(ex: Explanation, min_similarity: float) -> Explanation:
+    ex.verdict, ex.fix = _verdict(ex, min_similarity)
+    return ex
+
+
+def _verdict(ex: Explanation, min_similarity: float) -> tuple[str, str]:
+    """The first step of the troubleshooting list that fails decides the verdict (and its fix)."""
+    mid = ex.memory_id
+    if not ex.exists:
+        return ("no memory has this id (a typo, or it was purged)",
+                "look the memory up with `hindsight-desktop search` or in the timeline and use its id")
+    if ex.layer == "working":
+        return ("in working memory only: it was not judged worth keeping, and working memory is never "
+                "recalled (it expires)", "store it on purpose: `hindsight-desktop add \"...\"` is always kept")
+    if ex.status == "archived":
+        deep_fix = f"search with deep=true (`--deep`) or restore it: `hindsight-desktop restore {mid}`"
+        if ex.rank:
+            return f"archived: normal recall skips archived memories (rank {ex.rank} in a deep search)", deep_fix
+        # Restoring alone would not help here: say why even a deep search misses it.
+        why, fix = _ranking_verdict(ex, "", min_similarity)
+        return f"archived, and not found by a deep search either: {why}", f"{fix}; then {deep_fix}"
+    if not ex.vector_models or not ex.keyword_indexed:
+        lacking = " and ".join(n for n, bad in (("a vector from the current model", not ex.vector_models),
+                                                ("a keyword index entry", not ex.keyword_indexed)) if bad)
+        return f"not fully indexed: it has no {lacking}", MAINTENANCE_FIX
+    superseded = ""
+    if ex.status == "superseded":
+        superseded = (f"superseded by {ex.superseded_by}: it ranks below its replacement at half its score; ")
+    if ex.recalled:
+        if superseded:
+            return (superseded + f"still found at rank {ex.rank}",
+                    f"if it is still true, restore it: `hindsight-desktop restore {mid}`")
+        return f"recalled: rank {ex.rank} of {ex.results}", ""
+    return _ranking_verdict(ex, superseded, min_similarity)
+
+
+def _ranking_verdict(ex: Explanation, superseded: str, min_similarity: float) -> tuple[str, str]:
+    restore = f"; if it is still true, restore it: `hindsight-desktop restore {ex.memory_id}`" if superseded else ""
+    if ex.rank is not None:
+        return (superseded + f"found, but at rank {ex.rank}: below the default limit of {DEFAULT_LIMIT}",
+                "ask for more results (`--limit`), search with more specific words, or pin it / raise its "
+                "importance" + restore)
+    similarity = ex.similarity if ex.similarity is not None else 0.0
+    if not ex.matched_terms and similarity < min_similarity:
+        return (superseded + f"no keyword match and low similarity ({similarity:.2f}, below {min_similarity:.2f}): "
+                "the query shares neither words nor meaning with it",
+                "add the words you search with to the memory (edit it), or search with words it contains" + restore)
+    return (superseded + f"outranked: {ex.results} other memories scored higher",
+            "search with more specific words, or pin it / raise its importance" + restore)

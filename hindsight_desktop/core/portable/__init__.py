@@ -1,0 +1,1 @@
+"""Export and import: file formats in and out, and restoring imported memories."""

@@ -1,0 +1,129 @@
+"""Export and import: the person's memories in portable files, and other tools' memories brought in.
+
+>>> export_memories(engine, "json", "memories.json")                    # doctest: +SKIP
+{'format': 'json', 'memories': 1204, 'links': 388, 'events': 5120, 'path': 'memories.json'}
+>>> import_memories(engine, "memory.json", dry_run=True).to_dict()     # doctest: +SKIP
+{'format': 'mcp-memory', 'created': 40, 'duplicates': 2, ...}
+
+Export formats: `json` (a versioned bundle: memories with every field, links, event history, and
+with `embeddings=True` their vectors), `jsonl` (the same, one record per line), `md` (for reading,
+grouped by layer and day) and `csv` (one row per memory). Import formats: the two lossless ones
+(restored as they were, same ids), `mcp-memory` (the official MCP memory server's memory.json),
+`markdown`/`text` (one memory per paragraph) and `lines` (ChatGPT or Claude memories, one per line);
+these go through the write pipeline. An import is one transaction: a bad file changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from hindsight_desktop import __version__
+from hindsight_desktop.core.engine import PERSON, MemoryEngine
+from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.portable import import_formats, own_format
+from hindsight_desktop.core.portable.export_formats import WRITERS
+from hindsight_desktop.core.portable.formats import EXPORT
+from hindsight_desktop.core.portable.importer import ImportReport, restore_bundle, write_items
+from hindsight_desktop.core.records import MemoryFilter
+from hindsight_desktop.core.store import meta, models
+from hindsight_desktop.core.store.private_files import private_writer
+from hindsight_desktop.core.timeutil import to_db
+
+EXPORT_FORMATS = tuple(EXPORT)
+Progress = Callable[[int, int], None]
+
+
+def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.PathLike[str] | IO[str],
+                    filters: MemoryFilter | None = None, progress: Progress | None = None, *,
+                    embeddings: bool = False, ids: list[str] | None = None) -> dict[str, Any]:
+    """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
+    text stream. `progress(done, total)` is called as memories are written. Returns what was written."""
+    if ids:
+        filters = dataclasses.replace(filters or MemoryFilter(), ids=tuple(ids))
+    fmt = (fmt or "").strip().lower()
+    if fmt == "markdown":
+        fmt = "md"
+    if fmt not in WRITERS:
+        raise InvalidInput(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    parts = engine.current_parts()
+    filtered = filters is not None and filters != MemoryFilter()
+    with_vectors = bool(embeddings) and fmt in ("json", "jsonl")
+    with own_format.snapshot(parts.store) as db, _output(path_or_stream) as out:
+        state = models.read_state(db)
+        total = own_format.count(db, filters)
+        header = {"format": own_format.FORMAT, "version": own_format.VERSION, "exported_at": to_db(engine.clock()),
+                  "app_version": __version__, "model": state.active.model_id if state.active else None,
+                  "embeddings": with_vectors, "memories": total,
+                  "filters": _filters(filters) if filtered else None}
+        rows = _counting(own_format.memories(db, filters, with_vectors), total, progress)
+        counts = WRITERS[fmt](out, header, rows, lambda ids: own_format.links(db, ids if filtered else None),
+                              lambda ids: own_format.events(db, ids if filtered else None))
+    where = None if hasattr(path_or_stream, "write") else str(path_or_stream)
+    return {"format": fmt, **counts, "path": where}
+
+
+def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str | None = None,
+                    dry_run: bool = False, progress: Progress | None = None) -> ImportReport:
+    """Bring memories in from a file; with `dry_run` report what would happen and change nothing.
+
+    The whole file is checked first (errors name the line or field), then written in one transaction."""
+    source = Path(path)
+    text = import_formats.read_text(source)
+    chosen = import_formats.normalise(fmt) or import_formats.detect(source, text)
+    if not dry_run:
+        with engine.store.read() as db:
+            meta.refuse_if_paused(db, "resume it before importing")
+    report = ImportReport(format=chosen, source=str(source), dry_run=bool(dry_run))
+    parts = engine.current_parts()
+    name = source.name
+    if chosen in ("json", "jsonl"):
+        parse = import_formats.parse_bundle if chosen == "json" else import_formats.parse_bundle_lines
+        restore_bundle(parts, parse(text, name), report, progress)
+    else:
+        if chosen == "mcp-memory":
+            items = import_formats.parse_mcp_memory(text, name)
+        elif chosen == "lines":
+            items = import_formats.parse_lines(text, name)
+        else:
+            items = import_formats.parse_paragraphs(text, name, chosen)
+        if not items:
+            raise InvalidInput(f"{name}: no memories found in the file")
+        write_items(parts, items, PERSON, report, progress)
+    return report
+
+
+def _filters(filters: MemoryFilter | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in dataclasses.asdict(filters or MemoryFilter()).items():
+        if isinstance(value, datetime):
+            out[key] = to_db(value)
+        elif isinstance(value, tuple):
+            out[key] = list(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _counting(rows: Iterable[dict[str, Any]], total: int, progress: Progress | None) -> Iterator[dict[str, Any]]:
+    for done, row in enumerate(rows, 1):
+        yield row
+        if progress is not None and (done % 100 == 0 or done == total):
+            progress(done, total)
+
+
+@contextlib.contextmanager
+def _output(target: str | os.PathLike[str] | IO[str]) -> Iterator[TextIO]:
+    """An open stream as it is; a path is written to a temporary file renamed into place at the end,
+    so a failed export never leaves half a file where a good one was."""
+    if hasattr(target, "write"):
+        yield target  # type: ignore[misc]
+        return
+    # Created exclusively with mode 0600: an export holds private memories, whatever folder it lands in.
+    with private_writer(Path(target)) as handle:
+        yield handle

@@ -1,0 +1,420 @@
+"""Hybrid recall: candidates from the vector and keyword indexes and exact entity matches, fused with
+recency, links, access frequency and importance. Every signal's score is kept for "why was this recalled".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.index import bilingual, keyword
+from hindsight_desktop.core.recall import dates, fact_questions
+from hindsight_desktop.core.recall.confidence import confidence
+from hindsight_desktop.core.records import MemoryFilter, SearchHit
+from hindsight_desktop.core.store import entities, memories, relations
+from hindsight_desktop.core.timeutil import from_db
+from hindsight_desktop.core.write.extract import extract_entities
+from hindsight_desktop.core.write.gate import dominant_language
+
+MODES = ("hybrid", "vector", "keyword")
+CANDIDATE_POOL = 100
+CROSS_WEIGHT = 0.5  # a keyword found through translation counts half as much as one the question used
+ENTITY_CAP = 100  # an entity named in more memories than this is too common to point anywhere
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    """How much each signal counts. Similarity and keywords carry the meaning; the rest break ties."""
+
+    vector: float = 0.50
+    keyword: float = 0.30
+    entity: float = 0.10
+    fact: float = 0.15
+    recency: float = 0.04
+    access: float = 0.02
+    importance: float = 0.08
+    link: float = 0.30  # share of a linked top hit's score passed on (damped spreading)
+    spread_from: int = 5  # how many of the strongest hits pass score on to their links
+    pinned_bonus: float = 0.03
+    superseded_factor: float = 0.5
+    # A result that says nearly what a higher one already said costs a slot and adds little: above
+    # this closeness to a higher result (calibration.closeness: 0 unrelated, 1 identical) it loses
+    # `repeat` per unit of the excess.
+    repeat: float = 0.30
+    repeat_above: float = 0.57
+    # With no keyword, entity or link evidence, a candidate must be at least as close to the question as
+    # halfway from where off-topic text reaches to where answers land (calibration.evidence_floor), else
+    # it is noise: returning it would make every search "find" something and hide misses from the hit rate.
+
+
+@dataclass
+class Ranked:
+    """A scored candidate; it becomes a SearchHit (with the full memory) only if it makes the cut."""
+
+    cand: Candidate
+    relevance: float
+    recency: float
+    access: float
+    repeat: float = 0.0  # how far it repeats a higher result (cosine above the threshold)
+
+
+@dataclass
+class Query:
+    text: str
+    limit: int = 5
+    layers: tuple[str, ...] | None = None
+    types: tuple[str, ...] | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    client: str | None = None  # who asks: private memories of other clients stay hidden
+    written_by: str | None = None  # only memories this client wrote
+    deep: bool = False
+    mode: str = "hybrid"
+
+
+# Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
+# reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
+CANDIDATE_COLUMNS = ("m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, m.occurred_at, m.access_count, "
+                     # The opening of the text tells its language: the model's scale differs per language pair.
+                     "substr(m.content, 1, 120)")
+
+
+@dataclass
+class Candidate:
+    rowid: int
+    id: str
+    importance: float
+    pinned: bool
+    status: str
+    superseded_by: str | None
+    occurred_at: datetime
+    access_count: int
+    lang: str = "en"  # the memory's dominant script (signals.dominant_language)
+    says_something: bool = True  # more than a word or two: enough for its meaning to be evidence
+    cosine: float = 0.0  # the model's own query-to-memory cosine
+    vector: float = 0.0  # the cosine on the model's calibrated scale (calibration.relevance)
+    keyword: float = 0.0
+    entity: float = 0.0
+    link: float = 0.0
+    fact: float = 0.0  # 1 when it is the active statement of a fact the question asks about
+    base: float = 0.0
+
+
+def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list[SearchHit]:
+    w = weights or RecallWeights()
+    now = parts.clock()
+    asked = dominant_language(q.text)
+    qvec = parts.embed([q.text], "query")[0] if q.mode != "keyword" else None
+    # Dates count as periods (dates.py), not as exact values.
+    qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in entities.EXACT and e.kind != "date"}
+    periods = dates.question_periods(q.text, now) if q.mode == "hybrid" else []
+    kw_text = dates.without_dates(q.text, now)
+    # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
+    pool = max(CANDIDATE_POOL, q.limit * 2)
+    with parts.store.read() as db:
+        vec_hits = {} if qvec is None else _visible(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
+        kw_hits = _visible(db, lambda k: keyword.search(db, kw_text, k), pool, q.client) if q.mode != "vector" else {}
+        ent_hits = _entity_hits(db, qentities, q.client) if q.mode == "hybrid" else {}
+        cross_hits = _cross_language_hits(parts, db, q, pool)
+        found = set(vec_hits) | set(kw_hits) | set(ent_hits)
+        for rowid, score in dates.period_hits(db, periods, found, pool, q.client).items():
+            ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
+        # "Who is my manager now?": the statement that currently holds it (fact_questions.py).
+        named = any(kind == "person" for kind, _ in qentities)
+        fact_hits = fact_questions.current_statements(db, q.text, q.client, named) if q.mode == "hybrid" else set()
+        rowids = set(vec_hits) | set(kw_hits) | set(ent_hits) | fact_hits | set(cross_hits)
+        cands = _load(db, rowids, q)
+        if not cands:
+            return []
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, cands, vec_hits, qvec)
+        top_kw = max(kw_hits.values(), default=0.0)
+        top_cross = max(cross_hits.values(), default=0.0)
+        for c in cands.values():
+            c.cosine = vec_hits.get(c.rowid, c.cosine)
+            _calibrate(parts, c, asked, qvec)
+            c.keyword = kw_hits.get(c.rowid, 0.0) / top_kw if top_kw > 0 else 0.0
+            if top_cross > 0:
+                c.keyword = max(c.keyword, CROSS_WEIGHT * cross_hits.get(c.rowid, 0.0) / top_cross)
+            c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
+            c.fact = 1.0 if c.rowid in fact_hits else 0.0
+        if q.mode == "hybrid":
+            _spread_links(parts, db, cands, q, w, qvec, now, asked)
+            scale = parts.calibration
+            cands = {r: c for r, c in cands.items() if _has_evidence(c, scale.evidence_floor(asked, c.lang))}
+        ranked = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
+        _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
+        ranked.sort(key=lambda r: -r.relevance)
+        if q.mode == "hybrid" and w.repeat > 0:
+            ranked = _demote_repeats(parts, db, ranked, q.limit, w)
+        _rank_superseded_below_successors(ranked)
+        ranked = ranked[: q.limit]
+        loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
+    hits = [SearchHit(memory=loaded[r.cand.rowid], relevance=r.relevance, scores=_explain(r)) for r in ranked]
+    terms = set(keyword.query_terms(kw_text))
+    for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
+        hit.rank = i
+        shared = len(terms & set(keyword.query_terms(hit.memory.content))) / len(terms) if terms else 0.0
+        hit.confidence = confidence(r.cand.cosine if qvec is not None else None, r.cand.entity, shared,
+                                    parts.calibration, asked, r.cand.lang)
+    return hits
+
+
+def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q: Query, w: RecallWeights,
+                      qvec: np.ndarray | None, now: datetime, asked: str) -> None:
+    """A superseded memory that qualifies brings in the memory that replaced it (to the end of the
+    chain), scored at least as high: "where do I live now?" must find the move, not only the old home."""
+    present = {r.cand.id for r in ranked}
+    owed = {r.cand.superseded_by: r.relevance for r in ranked
+            if r.cand.status == "superseded" and r.cand.superseded_by and r.cand.superseded_by not in present}
+    for _ in range(8):  # a chain of replacements, followed a few links at most
+        if not owed:
+            return
+        rowids = memories.rowids_of(db, owed)
+        added = _load(db, rowids, q)  # the query's filters and the viewer's visibility still apply
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, added, {}, qvec)
+        following: dict[str, float] = {}
+        for c in added.values():
+            _calibrate(parts, c, asked, qvec)
+            r = _score(c, w, q.mode, now, parts.settings.recall_half_life_days)
+            r.relevance = max(r.relevance, owed[c.id])
+            ranked.append(r)
+            present.add(c.id)
+            if c.status == "superseded" and c.superseded_by and c.superseded_by not in present:
+                following[c.superseded_by] = r.relevance
+        owed = following
+
+
+def _cross_language_hits(parts: Parts, db: apsw.Connection, q: Query, pool: int) -> dict[int, float]:
+    """Keyword hits for the question's words in the other language (bilingual.py): "女儿对什么食物过敏？"
+    also searches "daughter food allergic", so the English memory that answers it is a candidate."""
+    if q.mode != "hybrid":
+        return {}
+    lexicon = bilingual.lexicon()
+    translated = " ".join(bilingual.other_language_terms(lexicon, q.text)) if lexicon is not None else ""
+    return _visible(db, lambda k: keyword.search(db, translated, k), pool, q.client) if translated else {}
+
+
+def _visible(db: apsw.Connection, fetch: Callable[[int], list[tuple[int, float]]], pool: int,
+             viewer: str | None) -> dict[int, float]:
+    """The best `pool` hits of `fetch(k)` that `viewer` may see. Other clients' private memories are
+    dropped while candidates are gathered, and more are fetched in their place, so they neither leak
+    into the viewer's results nor crowd its own memories out of the pool."""
+    k = pool
+    while True:
+        hits = fetch(k)
+        if viewer is None:
+            return dict(hits)
+        hidden = memories.hidden_from(db, [rowid for rowid, _ in hits], viewer)
+        seen = [(rowid, score) for rowid, score in hits if rowid not in hidden]
+        if len(seen) >= pool or len(hits) < k:  # enough, or the index has nothing more
+            return dict(seen[:pool])
+        k *= 2
+
+
+def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]], viewer: str | None) -> dict[int, float]:
+    """How much of the query's entities each memory names, each weighted by how rare it is (IDF).
+
+    A name that appears in half the memories (say, the person's own) says little about which one
+    is meant; a flight number or a date that appears twice says a lot.
+    """
+    if not qentities:
+        return {}
+    total = memories.max_rowid(db)
+    weights: dict[tuple[str, str], float] = {}
+    matches: dict[tuple[str, str], list[int]] = {}
+    # Rarity is counted among the memories the viewer may see: others' private ones neither weigh nor match.
+    for kind, value in qentities:
+        rows = entities.naming(db, value, kind, viewer, ENTITY_CAP + 1)
+        df = len(rows)
+        weights[(kind, value)] = math.log((total + 1) / (df + 1)) if df <= ENTITY_CAP else 0.0
+        matches[(kind, value)] = rows if df <= ENTITY_CAP else []
+    # Scale by the rarest possible entity (named once), not by the query's own entities, so a query
+    # whose only entity is a common name does not hand every memory of that name a full score.
+    norm = math.log((total + 1) / 2) or 1.0
+    scores: dict[int, float] = {}
+    for key, rows in matches.items():
+        for rowid in rows:
+            scores[rowid] = scores.get(rowid, 0.0) + weights[key] / norm
+    return scores
+
+
+def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidate]:
+    if not rowids:
+        return {}
+    statuses = ("active", "superseded", "archived") if q.deep else ("active", "superseded")
+    where, args = MemoryFilter(
+        layers=q.layers or (), types=q.types or (), written_by=(q.written_by,) if q.written_by else (),
+        statuses=statuses, since=q.since, until=q.until, viewer=q.client,
+    ).sql()
+    clauses = ["m.layer != 'working'", where]  # working memory never enters long-term recall
+    out: dict[int, Candidate] = {}
+    rows = memories.among(db, CANDIDATE_COLUMNS, list(rowids), " AND ".join(clauses), args)
+    for rowid, mid, importance, pinned, status, successor, occurred_at, access_count, head in rows:
+        out[rowid] = Candidate(rowid=rowid, id=mid, importance=float(importance), pinned=bool(pinned),
+                               status=status, superseded_by=successor, occurred_at=from_db(occurred_at),
+                               access_count=int(access_count), lang=dominant_language(head or ""),
+                               says_something=_says_something(head or ""))
+    return out
+
+
+def _calibrate(parts: Parts, c: Candidate, asked: str, qvec: np.ndarray | None) -> None:
+    """The candidate's cosine on the model's scale for this question's and memory's languages."""
+    c.vector = parts.calibration.relevance(c.cosine, asked, c.lang) if qvec is not None else 0.0
+
+
+def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate],
+                             vec_hits: dict[int, float], qvec: np.ndarray) -> None:
+    """Keyword-only candidates get their exact cosine too, so every result shows every signal."""
+    found, matrix = parts.vectors.matrix(db, [r for r in cands if r not in vec_hits])
+    for rowid, similarity in zip(found, (matrix @ qvec).tolist(), strict=True):
+        cands[rowid].cosine = similarity
+
+
+def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate], q: Query,
+                  w: RecallWeights, qvec: np.ndarray | None, now: datetime, asked: str) -> None:
+    """Memories linked to the strongest hits inherit a damped share of their score."""
+    for c in cands.values():
+        c.base = _content_score(c, w)
+    top = {c.id: c.base for c in sorted(cands.values(), key=lambda c: -c.base)[: w.spread_from]}
+    by_id = {c.id: c for c in cands.values()}
+    spread: dict[str, float] = {}
+    for source, target, strength in relations.strengths_touching(db, list(top)):
+        # Both directions: a hit passes score to what it links to and to what links to it.
+        for hit, other in ((source, target), (target, source)):
+            if hit in top:
+                spread[other] = max(spread.get(other, 0.0), top[hit] * strength)
+    new_ids = [mid for mid in spread if mid not in by_id]
+    if new_ids:
+        added = _load(db, memories.rowids_of(db, new_ids), q)
+        if qvec is not None:
+            _fill_missing_similarity(parts, db, added, {}, qvec)
+        for c in added.values():
+            _calibrate(parts, c, asked, qvec)
+            c.base = _content_score(c, w)
+        cands.update(added)
+        by_id.update({c.id: c for c in added.values()})
+    for mid, value in spread.items():
+        if mid in by_id:
+            by_id[mid].link = value
+
+
+def _has_evidence(c: Candidate, floor: float) -> bool:
+    return c.keyword > 0 or c.entity > 0 or c.link > 0 or c.fact > 0 or (c.cosine >= floor and c.says_something)
+
+
+_HAN_CHAR = re.compile("[\u4e00-\u9fff]")
+
+
+def _says_something(text: str) -> bool:
+    """More than a word or two. e5 places a bare "ok" or "嗯" near every question (cosine 0.81 to
+    "Priya Toronto", above the off-topic level), so such a memory is found by its words, not its meaning."""
+    return len(text.split()) >= 2 or len(_HAN_CHAR.findall(text)) >= 3
+
+
+def _content_score(c: Candidate, w: RecallWeights) -> float:
+    return w.vector * c.vector + w.keyword * c.keyword + w.entity * c.entity + w.fact * c.fact
+
+
+def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_days: float) -> Ranked:
+    age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
+    recency = math.exp(-math.log(2) * age_days / half_life_days)
+    access = min(1.0, math.log1p(c.access_count) / math.log1p(50))
+    if mode == "vector":
+        relevance = c.vector
+    elif mode == "keyword":
+        relevance = c.keyword
+    else:
+        relevance = (_content_score(c, w) + w.link * c.link + w.recency * recency + w.access * access
+                     + w.importance * c.importance + (w.pinned_bonus if c.pinned else 0.0))
+        if c.status == "superseded":
+            relevance *= w.superseded_factor
+    return Ranked(cand=c, relevance=relevance, recency=recency, access=access)
+
+
+def _explain(r: Ranked) -> dict[str, float]:
+    """Every signal's score for one result, the "why" shown to people and assistants."""
+    c = r.cand
+    scores = {
+        "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
+        "recency": round(r.recency, 4), "link": round(c.link, 4), "access": round(r.access, 4),
+        "importance": round(c.importance, 4), "pinned": 1.0 if c.pinned else 0.0,
+    }
+    if c.fact > 0:
+        scores["fact"] = c.fact
+    if r.repeat > 0:
+        scores["repeat"] = round(r.repeat, 4)
+    return scores
+
+
+def _demote_repeats(parts: Parts, db: apsw.Connection, ranked: list[Ranked], limit: int,
+                    w: RecallWeights) -> list[Ranked]:
+    """Pick results greedily, each time the best after a penalty for repeating one already picked.
+
+    Picked in order, so the first five are the same whatever the limit; past the limit the rest keep
+    their order. Five near-copies of one turn would otherwise push out the other half of an answer.
+    """
+    found, vectors = parts.vectors.matrix(db, [r.cand.rowid for r in ranked])
+    if len(found) < 2:
+        return ranked
+    # Cosines on the model's scale for each pair's languages (of two scripts, the higher floor counts).
+    scale = parts.calibration
+    floors = np.array([scale.unrelated[scale.script(r.cand.lang)] for r in ranked])
+
+    def closeness(cosines: np.ndarray, picked: int) -> np.ndarray:
+        floor = np.maximum(floors, floors[picked])
+        return np.clip((cosines - floor) / np.maximum(1e-6, 1.0 - floor), 0.0, 1.0)
+
+    row_of = {rowid: i for i, rowid in enumerate(found)}
+    matrix = np.zeros((len(ranked), vectors.shape[1]), dtype=np.float32)  # no vector: repeats nothing
+    for i, r in enumerate(ranked):
+        if (j := row_of.get(r.cand.rowid)) is not None:
+            matrix[i] = vectors[j]
+    base = np.array([r.relevance for r in ranked])
+    closest = np.full(len(ranked), -1.0)  # highest cosine to anything picked so far
+    left = np.ones(len(ranked), dtype=bool)
+    picked: list[Ranked] = []
+    for _ in range(min(limit, len(ranked))):
+        excess = np.maximum(0.0, closest - w.repeat_above)
+        adjusted = np.where(left, base - w.repeat * excess, -np.inf)
+        i = int(np.argmax(adjusted))
+        left[i] = False
+        item = ranked[i]
+        item.repeat, item.relevance = float(excess[i]), float(adjusted[i])
+        picked.append(item)
+        closest = np.maximum(closest, closeness(matrix @ matrix[i], i))
+    return picked + [r for r, keep in zip(ranked, left, strict=True) if keep]
+
+
+def _rank_superseded_below_successors(ranked: list[Ranked]) -> None:
+    """A superseded memory never outranks the memory that replaced it: it goes right after it
+    (after the end of the chain, when its successor was itself replaced)."""
+    position = {r.cand.id: i for i, r in enumerate(ranked)}
+    if not any(r.cand.superseded_by in position for r in ranked):
+        return
+    by_id = {r.cand.id: r for r in ranked}
+    place: dict[str, float] = {}
+
+    def placed(mid: str, seen: frozenset[str] = frozenset()) -> float:
+        if mid not in place:
+            successor = by_id[mid].cand.superseded_by
+            own = float(position[mid])
+            if successor in position and successor not in seen:  # `seen` guards against a cycle
+                own = max(own, placed(successor, seen | {mid}) + 0.5)
+            place[mid] = own
+        return place[mid]
+
+    # Stable: items that land on the same place keep their order.
+    ranked.sort(key=lambda r: placed(r.cand.id))
+
+
+def time_window(now: datetime, days: float | None) -> datetime | None:
+    return None if days is None else now - timedelta(days=days)

@@ -1,0 +1,1 @@
+"""Secret redaction before anything is stored."""

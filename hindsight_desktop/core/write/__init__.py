@@ -1,0 +1,1 @@
+"""The write path: extraction, the gate that decides what is worth keeping, and the writer."""

@@ -1,0 +1,76 @@
+"""The command line, run as a person would: a real process, a data dir, JSON out, clear errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def run(tmp_path, model_dir):
+    env = {**os.environ, "HINDSIGHT_DATA_DIR": str(tmp_path / "data")}
+
+    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        # Reuse the session's converted model so each process does not convert it again.
+        models = tmp_path / "data" / "models"
+        if not models.exists():
+            models.parent.mkdir(parents=True, exist_ok=True)
+            models.symlink_to(model_dir, target_is_directory=True)
+        proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+        if check:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    return invoke
+
+
+def test_add_search_show_forget_restore_stats(run):
+    added = json.loads(run("--json", "add", "ok", "--type", "note").stdout)
+    assert added["stored"]  # what a person adds by hand is always kept
+    fact = json.loads(run("--json", "add", "My sister Priya lives in Toronto.").stdout)
+    found = json.loads(run("--json", "search", "where does Priya live?", "--explain").stdout)
+    assert found["results"][0]["id"] == fact["id"] and "scores" in found["results"][0]
+    shown = json.loads(run("--json", "show", fact["id"]).stdout)
+    assert shown["content"] == "My sister Priya lives in Toronto." and shown["history"][0]["kind"] == "write"
+    assert json.loads(run("--json", "forget", fact["id"]).stdout)["mode"] == "archive"
+    assert json.loads(run("--json", "search", "Priya Toronto").stdout)["results"] == []
+    assert json.loads(run("--json", "search", "Priya Toronto", "--deep").stdout)["results"]
+    assert json.loads(run("--json", "restore", fact["id"]).stdout)["status"] == "active"
+    link = json.loads(run("--json", "link", fact["id"], added["id"], "mentions").stdout)
+    assert link["type"] == "mentions"
+    stats = json.loads(run("--json", "stats").stdout)
+    assert stats["memories"] == 2 and stats["searches"] == 3
+    purged = json.loads(run("--json", "forget", fact["id"], "--purge").stdout)
+    assert purged["removed"]["memories"] == 1
+    assert "Nothing found." in run("search", "Priya").stdout
+
+
+def test_errors_are_clear_and_exit_non_zero(run):
+    empty = run("add", "   ", check=False)
+    assert empty.returncode == 2 and "content is empty" in empty.stderr
+    missing = run("show", "mem_nope", check=False)
+    assert missing.returncode == 3 and "no memory with id" in missing.stderr
+    bad_date = run("--json", "add", "Remember the date", "--when", "someday", check=False)
+    assert bad_date.returncode == 2 and json.loads(bad_date.stderr)["error"].startswith("timestamp")
+    assert run("--version").stdout.startswith("hindsight-desktop ")
+
+
+def test_saved_settings_apply_to_the_command_line(run):
+    from hindsight_desktop.config import Settings, default_config_dir
+
+    saved = default_config_dir() / "settings.json"
+    Settings(redact_personal_ids=True).save(saved)
+    try:
+        added = json.loads(run("--json", "add", "my passport number is E12345678").stdout)
+        assert "E12345678" not in json.loads(run("--json", "show", added["id"]).stdout)["content"]
+        saved.write_text(json.dumps({"write_threshold": 2}), encoding="utf-8")
+        refused = run("add", "Remember: a bad settings file is named.", check=False)
+        assert refused.returncode == 2 and "write_threshold must be between 0 and 1" in refused.stderr
+    finally:
+        saved.unlink()
+    assert run("add", "Remember: the settings file is honoured.").returncode == 0

@@ -1,0 +1,94 @@
+"""Forgetting: archive and restore, conditions, and a purge that leaves no trace anywhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_desktop.core.errors import InvalidInput, NotFound
+
+SECRET = "Remember: Zanzibar-Quokka-7731 is the name of my secret novel."
+
+
+def test_archive_and_restore(engine):
+    mid = engine.write("Remember: I keep my passport in the grey safe.").id
+    receipt = engine.forget(ids=mid)
+    assert receipt.mode == "archive" and receipt.forgotten == [mid]
+    assert engine.get(mid).status == "archived"
+    assert engine.restore(mid).status == "active"
+    assert engine.search("passport safe").hits[0].memory.id == mid
+    assert [e.kind for e in engine.events(mid)][:2] == ["restore", "forget"]
+
+
+def test_forget_needs_a_condition_and_known_ids(engine):
+    with pytest.raises(InvalidInput, match="at least one condition"):
+        engine.forget()
+    with pytest.raises(NotFound, match="no memory with id"):
+        engine.forget(ids=["mem_does_not_exist"])
+
+
+def test_forget_by_condition_spares_pinned(engine, clock):
+    old = engine.write("Remember: the old office door code was 1234.", occurred_at="2025-01-01T00:00:00Z").id
+    pinned = engine.write("Remember: grandma's recipe uses cardamom.", occurred_at="2025-01-01T00:00:00Z").id
+    engine.edit(pinned, pinned=True)
+    fresh = engine.write("Remember: the new office door code is on the badge.").id
+    receipt = engine.forget(older_than_days=90)
+    assert receipt.forgotten == [old]
+    assert engine.get(pinned).status == "active" and engine.get(fresh).status == "active"
+
+
+def test_forget_by_query(engine):
+    gone = engine.write("Remember: my ex Jordan's birthday is 3 March.").id
+    kept = engine.write("Remember: my cousin's wedding is in Lyon.").id
+    assert engine.forget(query="Jordan").forgotten == [gone]
+    assert engine.get(kept).status == "active"
+
+
+def test_purge_leaves_nothing_in_any_table_or_file(engine):
+    mid = engine.write(SECRET, session_id="s").id
+    other = engine.write("Remember: the novel's working title is on my desk.", session_id="s").id
+    engine.edit(mid, importance=0.9)
+    receipt = engine.forget(ids=[mid], purge=True)
+    assert receipt.mode == "purge" and receipt.removed["memories"] == 1
+    assert receipt.removed["vectors"] == 1 and receipt.removed["fts"] == 2
+    for query in ("Zanzibar", "Quokka", "7731", "secret novel", SECRET):
+        for mode in ("hybrid", "keyword", "vector"):
+            assert all(h.memory.id != mid for h in engine.search(query, mode=mode, deep=True).hits)
+    db = engine.store.db
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table') AND sql NOT LIKE '%VIRTUAL%'"):
+        for row in db.execute(f'SELECT * FROM "{table}"'):
+            assert "Zanzibar" not in repr(row) and mid not in repr(row) or table == "events"
+    assert all(e.kind == "purge" and not e.detail for e in engine.events(mid))
+    assert engine.get(other).status == "active"
+    raw = b"".join(p.read_bytes() for p in engine.store.path.parent.glob("memory.sqlite3*"))
+    assert b"Zanzibar" not in raw and b"Quokka" not in raw
+
+
+def test_edit_reembeds_and_reindexes(engine):
+    mid = engine.write("Remember: book club meets on Mondays.").id
+    engine.edit(mid, content="Remember: book club meets on Thursdays at Mara's flat.")
+    assert engine.search("Thursdays", mode="keyword").hits[0].memory.id == mid
+    assert engine.search("Mondays", mode="keyword").hits == []
+    history = engine.events(mid)
+    assert history[0].kind == "edit" and "Mondays" not in str(history[0].detail)  # no copy of the old text
+
+
+def test_maintenance_archives_faded_merges_and_repairs(engine, clock):
+    faded = engine.write("The cafe on 5th street had a blue door.", importance=0.1, explicit=True).id
+    kept = engine.write("Remember: my blood type is O negative.", importance=0.9).id
+    working = engine.write("ok cool").id
+    first = engine.write("Remember that I drink oat milk in my coffee.", gate=False).id
+    second = engine.write("Remember that I drink oat milk with my coffee.", gate=False).id
+    engine.store.db.execute("DELETE FROM fts_words WHERE rowid = (SELECT rowid FROM memories WHERE id = ?)", (kept,))
+    clock.advance(days=45)
+    report = engine.run_maintenance()
+    assert report["expired_working"] == 1
+    assert report["archived"] >= 1 and engine.get(faded).status == "archived"
+    assert engine.get(kept).status == "active"
+    assert report["merged"] == 1
+    statuses = {engine.get(first).status, engine.get(second).status}
+    assert statuses == {"active", "superseded"}
+    assert report["repaired"] == 1
+    assert engine.search("blood type", mode="keyword").hits[0].memory.id == kept
+    with pytest.raises(NotFound, match="no memory"):
+        engine.get(working)
+    assert engine.events()[0].kind == "reflect"

@@ -1,0 +1,83 @@
+"""The default model: converted from the packaged weights, run by llama.cpp, shared and thread-safe."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from hindsight_desktop.core.errors import ModelError
+from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE, ensure_default_model, sha256_file
+from hindsight_desktop.core.model.embedder import Embedder, load_embedder
+
+
+def test_conversion_is_checksummed_and_reused(model_dir):
+    path = ensure_default_model(model_dir)
+    assert path.name == DEFAULT_MODEL_FILE
+    stamp = path.stat().st_mtime_ns
+    assert ensure_default_model(model_dir).stat().st_mtime_ns == stamp  # checksum matched: not rebuilt
+    assert (model_dir / (DEFAULT_MODEL_FILE + ".sha256")).read_text().split()[0]
+
+
+def test_conversion_is_reproducible(model_dir, tmp_path):
+    """The same weights must give the same file: its checksum is part of the model id, and a new id
+    would make every stored vector look like another model's (a needless full re-embed)."""
+    again = ensure_default_model(tmp_path)
+    assert sha256_file(again) == sha256_file(ensure_default_model(model_dir))
+
+
+def test_corrupt_model_file_is_rebuilt(tmp_path):
+    path = ensure_default_model(tmp_path)
+    with open(path, "r+b") as handle:
+        handle.seek(1000)
+        handle.write(b"garbage!")
+    rebuilt = ensure_default_model(tmp_path)
+    assert Embedder(rebuilt).dim == 384
+
+
+def test_embeddings_are_normalised_and_meaningful(embedder):
+    vectors = embedder.embed(["I live in Beijing.", "My home is in Beijing, China.", "The printer is out of ink."])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    similar, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    # e5's cosines sit in a high, narrow band: what matters is the gap between related and unrelated.
+    assert similar - unrelated > 0.1
+
+
+def test_model_is_loaded_once_per_process(model_dir, embedder):
+    assert load_embedder(ensure_default_model(model_dir)) is embedder
+
+
+def test_threads_get_the_same_vectors(embedder):
+    texts = [f"memory number {i} about trains and coffee" for i in range(24)]
+    expected = embedder.embed(texts)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        rows = list(pool.map(lambda t: embedder.embed([t])[0], texts))
+    # A 4-bit model rounds its 8-bit activations per block, so one text alone and four together (another
+    # summation order) differ in the fourth decimal; as vectors they are the same (cosine > 0.9999).
+    assert np.min(np.sum(np.stack(rows) * expected, axis=1)) > 0.9999
+    assert np.allclose(np.stack(rows), expected, atol=3e-3)
+
+
+def test_thread_count_does_not_change_the_vectors(embedder):
+    """The embedder switches between one and several llama.cpp threads as the machine gets busy;
+    a memory's vector must not depend on which it got."""
+    texts = ["On Tuesday I met Caroline at the Lisbon office.", "记住：护照在书桌左边的抽屉里。"]
+    by_threads = {}
+    for threads in embedder._chooser.options:
+        embedder._use_threads(threads)
+        by_threads[threads] = embedder._llm.embed(texts, normalize=True)
+    first = np.asarray(by_threads[1])
+    for rows in by_threads.values():
+        assert np.min(np.sum(np.asarray(rows) * first, axis=1)) > 0.9999
+        assert np.allclose(np.asarray(rows), first, atol=3e-3)
+
+
+def test_invalid_model_files_fail_clearly(tmp_path):
+    with pytest.raises(ModelError, match="not found"):
+        Embedder(tmp_path / "missing.gguf")
+    bogus = tmp_path / "bogus.gguf"
+    bogus.write_bytes(b"not a model at all")
+    with pytest.raises(ModelError, match="not a GGUF"):
+        Embedder(bogus)

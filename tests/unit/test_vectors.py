@@ -1,0 +1,98 @@
+"""The vector index: the in-process cache agrees with exact search and sees other processes' changes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.index.vector_cache import EXACT_BELOW
+from hindsight_desktop.core.store.database import Store, utcnow
+from hindsight_desktop.core.store.vectors import VectorIndex, register_model
+
+
+def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
+    """Vectors around a few hundred centres, like sentence embeddings of related texts."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(300, dim))
+    data = centres[rng.integers(0, 300, n)] + 0.6 * rng.normal(size=(n, dim))
+    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_coarse_pass_finds_the_true_neighbours(tmp_path):
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 384, EXACT_BELOW * 2
+    data = _clustered(n, dim)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+    rng = np.random.default_rng(5)
+    queries = data[rng.integers(0, n, 30)] + 0.05 * rng.normal(size=(30, dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    overlap = []
+    with store.read() as db:
+        for q in queries:
+            exact = set((np.argsort(-(data @ q))[:10] + 1).tolist())
+            found = {rowid for rowid, _ in index.nearest(db, q, 10)}
+            overlap.append(len(exact & found) / 10)
+            best_rowid, best_sim = index.nearest(db, q, 1)[0]
+            assert abs(best_sim - float(data[best_rowid - 1] @ q)) < 1e-2  # exact rescoring, int8 error only
+    assert np.mean(overlap) >= 0.95
+    store.close()
+
+
+def test_coarse_pass_after_deletions(tmp_path):
+    """Deleting moves the last vector into the hole; the bits, codes and rowids must move together."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 384, EXACT_BELOW * 2
+    data = _clustered(n, dim, seed=8)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+    with store.read() as db:
+        index.nearest(db, data[0], 1)  # load the cache before the deletions, so they are replayed
+    gone = set(range(1, n + 1, 7))
+    with store.write() as db:
+        for rowid in gone:
+            index.delete(db, rowid)
+    alive = np.array(sorted(set(range(1, n + 1)) - gone))
+    rng = np.random.default_rng(9)
+    overlap = []
+    with store.read() as db:
+        for rowid in rng.choice(alive, 30):
+            q = data[rowid - 1]
+            exact = set(alive[np.argsort(-(data[alive - 1] @ q))[:10]].tolist())
+            found = index.nearest(db, q, 10)
+            assert found[0] == (int(rowid), found[0][1]) and found[0][1] > 0.99  # itself, still at its place
+            assert not {r for r, _ in found} & gone
+            overlap.append(len(exact & {r for r, _ in found}) / 10)
+    assert len(index.cache) == len(alive)
+    assert np.mean(overlap) >= 0.95
+    store.close()
+
+
+def test_second_engine_sees_writes_edits_and_purges(tmp_path, embedder):
+    first = MemoryEngine(tmp_path / "d", embedder=embedder)
+    second = MemoryEngine(tmp_path / "d", embedder=embedder)  # its own connection and cache, like another process
+    assert second.search("anything at all", mode="vector").hits == []
+    mid = first.write("Remember: the canoe is stored in Aunt Mei's garage.").id
+    assert second.search("where is the canoe?").hits[0].memory.id == mid
+    first.edit(mid, content="Remember: the canoe now lives at the rowing club.")
+    hit = second.search("rowing club canoe").hits[0]
+    assert hit.memory.id == mid and hit.scores["vector"] > 0.5
+    first.forget(ids=[mid], purge=True)
+    assert second.search("canoe", mode="vector", deep=True).hits == []
+    first.close()
+    second.close()
+
+
+def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embedder):
+    with MemoryEngine(tmp_path, embedder=embedder) as first:
+        for text in ("Remember: the spare key is under the blue pot.", "Remember: Lena's flight is LH 1234."):
+            first.write(text)
+    with MemoryEngine(tmp_path, embedder=embedder) as engine:
+        assert len(engine.parts.vectors.cache) == 0  # a new process reads vectors only when needed
+        engine.warm_up_in_background().join(timeout=60)
+        assert len(engine.parts.vectors.cache) == 2
+        assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest
