@@ -23,13 +23,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from hindsight_desktop.core.write.gate import WriteScorer  # noqa: E402
+
+if TYPE_CHECKING:
+    from hindsight_desktop.core.engine import MemoryEngine
 
 LABELLED = ROOT / "tests" / "data" / "gate_labelled.jsonl"
 SEQUENCES = ROOT / "tests" / "data" / "gate_sequences.jsonl"
@@ -96,7 +99,7 @@ def kept_as_new(result: Any) -> bool:
     return bool(result.stored) and result.layer != "working" and result.duplicate_of is None
 
 
-def evaluate_sequence(engine: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def evaluate_sequence(engine: MemoryEngine, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Write every row, in order, into `engine` (a fresh store); metrics overall, per language, misses."""
     started = time.perf_counter()
     results = [engine.write(r["text"], client="gate-eval", session_id="gate-sequence") for r in rows]

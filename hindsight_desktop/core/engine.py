@@ -28,7 +28,8 @@ from hindsight_desktop.core.model import loader
 from hindsight_desktop.core.model import reembed as reembedding
 from hindsight_desktop.core.model.embedder import Embedder, load_embedder
 from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord
-from hindsight_desktop.core.recall.hybrid import MODES, Query, RecallWeights, recall, time_window
+from hindsight_desktop.core.recall.hybrid import RecallWeights, recall
+from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import (
     Event,
     ForgetReceipt,
@@ -48,7 +49,6 @@ from hindsight_desktop.core.write.writer import WriteRequest, write
 PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
 T = TypeVar("T")
 # The search's checks, by the names it calls them.
-_tuple, _type_label, _when = validate.labels, validate.type_label, validate.when
 
 
 class MemoryEngine:
@@ -170,23 +170,14 @@ class MemoryEngine:
                client: str | None = None, written_by: str | None = None, deep: bool = False,
                mode: str = "hybrid", log: bool = True) -> SearchResult:
         """Hybrid recall. `client` is who asks (None: the person, who sees everything)."""
-        text = validate.query(query)
-        limit = validate.positive_int(limit, "limit", high=200)
-        if mode not in MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
-        days = validate.days(time_range_days, "time_range_days")
-        q = Query(
-            text=text, limit=limit, layers=_tuple(layer, validate.layer, "layer"),
-            types=_tuple(type, _type_label, "type"),
-            since=time_window(self.clock(), days) if days is not None else _when(since, "since"),
-            until=_when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
-        )
+        q = Query.checked(self.clock(), query, limit=limit, layer=layer, type=type, time_range_days=time_range_days,
+                          since=since, until=until, client=client, written_by=written_by, deep=deep, mode=mode)
         hits = self._with_models(lambda: recall(self.parts, q, self.recall_weights))
         if log:  # queued, not written: a search never waits for the file's write lock (access_stats.py)
             self._access.record(SearchRecord(
                 ids=tuple(h.memory.id for h in hits), at=self.clock(), client=client or PERSON, deep=q.deep,
                 mode=q.mode, policy=MaintenancePolicy.from_settings(self.settings)))
-        return SearchResult(query=text, hits=hits)
+        return SearchResult(query=q.text, hits=hits)
 
     def warm_up(self) -> None:
         """Do what the first search would otherwise pay for (about 1.5 s at 100k memories: reading every

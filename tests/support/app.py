@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,6 +14,9 @@ from hindsight_desktop.app.shell import Shell
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.config import Settings
+
+if TYPE_CHECKING:
+    from hindsight_desktop.core.engine import MemoryEngine
 
 TOKEN_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "HINDSIGHT_TOKEN_STORE": "file"}
 BASE = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -93,7 +96,7 @@ def wait(qtbot: Any, task: Task | None, timeout: int = 30_000) -> Any:
     return task.result
 
 
-def seed(engine: Any, items: list[tuple[str, str, float]] = SEEDS, start: datetime = BASE,
+def seed(engine: MemoryEngine, items: list[tuple[str, str, float]] = SEEDS, start: datetime = BASE,
          step: timedelta = timedelta(hours=7)) -> list[str]:
     """Write memories by hand, one every `step` going back from `start` (oldest last)."""
     ids = []

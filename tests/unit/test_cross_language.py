@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from hindsight_desktop.config import CACHE_DIR_ENV
-from hindsight_desktop.core.index import bilingual
+from hindsight_desktop.core.index import bilingual, keyword
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +72,45 @@ def test_an_installed_app_reads_the_dictionary_from_its_bundle(tmp_path: Path, m
     shipped.write_bytes(bilingual.dictionary_file().read_bytes())
     monkeypatch.setattr("sys._MEIPASS", str(tmp_path / "_internal"), raising=False)
     assert bilingual.dictionary_file() == shipped
+
+
+def test_leftovers_of_killed_builds_and_old_versions_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    old_version = tmp_path / "lexicon-0.sqlite"
+    stale = tmp_path / f"{bilingual.lexicon_path().name}.123.456.tmp"
+    fresh = tmp_path / f"{bilingual.lexicon_path().name}.789.456.tmp"  # another process building now
+    for leftover in (old_version, stale, fresh):
+        leftover.write_bytes(b"x")
+    os.utime(stale, (0, 0))
+    bilingual.lexicon(build_now=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([bilingual.lexicon_path().name, fresh.name])
+
+
+def test_an_english_question_does_not_load_the_segmenter(tmp_path: Path) -> None:
+    # Chinese words for an English question come from the lookup file alone (its "everyday" column),
+    # and are searched as they are: an English-only store never pays for the segmenter.
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from hindsight_desktop.core.index import bilingual, keyword, segment\n"
+        "from hindsight_desktop.core.recall.candidates import cross_language_hits\n"
+        "from hindsight_desktop.core.store.database import Store\n"
+        f"store = Store(Path({str(tmp_path)!r}) / 'memory.sqlite3')\n"
+        "print(bilingual.other_language_terms(bilingual.lexicon(build_now=True), 'What does my wife do?'))\n"
+        "with store.read() as db:\n"
+        "    print(cross_language_hits(db, 'What does my wife do for a living?', 10, None))\n"
+        "assert not segment.loaded() and 'rjieba' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "妻子" in done.stdout
+
+
+def test_translated_words_are_searched_as_they_are(engine) -> None:
+    answer = engine.write("老婆叫苏晴，是中学英语老师，在朝阳实验中学教初二。")
+    with engine.store.read() as db:
+        found = dict(keyword.search_words(db, ["妻子", "老婆", "teacher"], 10))
+    assert found
+    with engine.store.read() as db:
+        rowid = db.execute("SELECT rowid FROM memories WHERE id = ?", (answer.id,)).fetchone()[0]
+    assert rowid in found

@@ -10,14 +10,8 @@ import pytest
 
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.write import gate_language
-from hindsight_desktop.core.write.gate import (
-    DEFAULT_THRESHOLD,
-    DEFAULT_WEIGHTS,
-    LAYER_OF_TYPE,
-    TYPES,
-    WriteScore,
-    WriteScorer,
-)
+from hindsight_desktop.core.write.gate import DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, WriteScore, WriteScorer
+from hindsight_desktop.core.write.gate_rules import LAYER_OF_TYPE, TYPES
 
 LABELLED = Path(__file__).parents[1] / "data" / "gate_labelled.jsonl"
 SIGNALS = {"density", "novelty", "relevance", "emotion", "explicit"}

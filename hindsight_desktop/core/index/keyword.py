@@ -141,6 +141,19 @@ def search(db: apsw.Connection, query: str, k: int) -> list[tuple[int, float]]:
     return sorted(hits.items(), key=lambda item: -item[1])[:k]
 
 
+def search_words(db: apsw.Connection, words: list[str], k: int) -> list[tuple[int, float]]:
+    """BM25 hits for words that are already cut (a translation's): each word, and a Chinese word's
+    character pairs as a question's would give. No segmenter: a translated English question must not
+    load it (33 MB) in a process whose memories are all English."""
+    terms = [t for w in words for t in ([w, *cjk_pairs(w)] if _CJK_RUN.search(w) else [w.lower()])]
+    terms = [t for t in dict.fromkeys(terms) if t not in STOP_WORDS]
+    if not terms:
+        return []
+    rows = db.execute("SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
+                      (match_expression(terms), k))
+    return [(int(rowid), -float(score)) for rowid, score in rows]
+
+
 def optimize(db: apsw.Connection) -> None:
     """Merge the FTS segments so deleted entries are physically gone (used after a purge)."""
     for table in ("fts_words", "fts_trigram"):

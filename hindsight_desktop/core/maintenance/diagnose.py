@@ -28,7 +28,7 @@ from hindsight_desktop.core.model import switching
 from hindsight_desktop.core.store import connections, models, upkeep
 from hindsight_desktop.core.store.database import BUSY_TIMEOUT_MS, MIGRATIONS, Store
 from hindsight_desktop.core.store.memories import load_memory
-from hindsight_desktop.core.write.gate import dominant_language
+from hindsight_desktop.core.write.gate_rules import dominant_language
 
 if TYPE_CHECKING:
     from hindsight_desktop.core.engine import MemoryEngine

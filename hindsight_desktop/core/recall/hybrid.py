@@ -6,27 +6,26 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.index import bilingual, keyword
+from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.recall import dates, fact_questions
+from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
 from hindsight_desktop.core.recall.confidence import confidence
+from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import MemoryFilter, SearchHit
 from hindsight_desktop.core.store import entities, memories, relations
 from hindsight_desktop.core.timeutil import from_db
 from hindsight_desktop.core.write.extract import extract_entities
-from hindsight_desktop.core.write.gate import dominant_language
+from hindsight_desktop.core.write.gate_rules import dominant_language
 
-MODES = ("hybrid", "vector", "keyword")
 CANDIDATE_POOL = 100
 CROSS_WEIGHT = 0.5  # a keyword found through translation counts half as much as one the question used
-ENTITY_CAP = 100  # an entity named in more memories than this is too common to point anywhere
 
 
 @dataclass(frozen=True)
@@ -63,20 +62,6 @@ class Ranked:
     recency: float
     access: float
     repeat: float = 0.0  # how far it repeats a higher result (cosine above the threshold)
-
-
-@dataclass
-class Query:
-    text: str
-    limit: int = 5
-    layers: tuple[str, ...] | None = None
-    types: tuple[str, ...] | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    client: str | None = None  # who asks: private memories of other clients stay hidden
-    written_by: str | None = None  # only memories this client wrote
-    deep: bool = False
-    mode: str = "hybrid"
 
 
 # Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
@@ -119,10 +104,10 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
     pool = max(CANDIDATE_POOL, q.limit * 2)
     with parts.store.read() as db:
-        vec_hits = {} if qvec is None else _visible(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
-        kw_hits = _visible(db, lambda k: keyword.search(db, kw_text, k), pool, q.client) if q.mode != "vector" else {}
-        ent_hits = _entity_hits(db, qentities, q.client) if q.mode == "hybrid" else {}
-        cross_hits = _cross_language_hits(parts, db, q, pool)
+        vec_hits = {} if qvec is None else visible_hits(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
+        kw_hits = visible_hits(db, lambda k: keyword.search(db, kw_text, k), pool, q.client) if q.mode != "vector" else {}
+        ent_hits = entity_hits(db, qentities, q.client) if q.mode == "hybrid" else {}
+        cross_hits = cross_language_hits(db, q.text, pool, q.client) if q.mode == "hybrid" else {}
         found = set(vec_hits) | set(kw_hits) | set(ent_hits)
         for rowid, score in dates.period_hits(db, periods, found, pool, q.client).items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
@@ -191,60 +176,6 @@ def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q
             if c.status == "superseded" and c.superseded_by and c.superseded_by not in present:
                 following[c.superseded_by] = r.relevance
         owed = following
-
-
-def _cross_language_hits(parts: Parts, db: apsw.Connection, q: Query, pool: int) -> dict[int, float]:
-    """Keyword hits for the question's words in the other language (bilingual.py): "女儿对什么食物过敏？"
-    also searches "daughter food allergic", so the English memory that answers it is a candidate."""
-    if q.mode != "hybrid":
-        return {}
-    lexicon = bilingual.lexicon()
-    translated = " ".join(bilingual.other_language_terms(lexicon, q.text)) if lexicon is not None else ""
-    return _visible(db, lambda k: keyword.search(db, translated, k), pool, q.client) if translated else {}
-
-
-def _visible(db: apsw.Connection, fetch: Callable[[int], list[tuple[int, float]]], pool: int,
-             viewer: str | None) -> dict[int, float]:
-    """The best `pool` hits of `fetch(k)` that `viewer` may see. Other clients' private memories are
-    dropped while candidates are gathered, and more are fetched in their place, so they neither leak
-    into the viewer's results nor crowd its own memories out of the pool."""
-    k = pool
-    while True:
-        hits = fetch(k)
-        if viewer is None:
-            return dict(hits)
-        hidden = memories.hidden_from(db, [rowid for rowid, _ in hits], viewer)
-        seen = [(rowid, score) for rowid, score in hits if rowid not in hidden]
-        if len(seen) >= pool or len(hits) < k:  # enough, or the index has nothing more
-            return dict(seen[:pool])
-        k *= 2
-
-
-def _entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]], viewer: str | None) -> dict[int, float]:
-    """How much of the query's entities each memory names, each weighted by how rare it is (IDF).
-
-    A name that appears in half the memories (say, the person's own) says little about which one
-    is meant; a flight number or a date that appears twice says a lot.
-    """
-    if not qentities:
-        return {}
-    total = memories.max_rowid(db)
-    weights: dict[tuple[str, str], float] = {}
-    matches: dict[tuple[str, str], list[int]] = {}
-    # Rarity is counted among the memories the viewer may see: others' private ones neither weigh nor match.
-    for kind, value in qentities:
-        rows = entities.naming(db, value, kind, viewer, ENTITY_CAP + 1)
-        df = len(rows)
-        weights[(kind, value)] = math.log((total + 1) / (df + 1)) if df <= ENTITY_CAP else 0.0
-        matches[(kind, value)] = rows if df <= ENTITY_CAP else []
-    # Scale by the rarest possible entity (named once), not by the query's own entities, so a query
-    # whose only entity is a common name does not hand every memory of that name a full score.
-    norm = math.log((total + 1) / 2) or 1.0
-    scores: dict[int, float] = {}
-    for key, rows in matches.items():
-        for rowid in rows:
-            scores[rowid] = scores.get(rowid, 0.0) + weights[key] / norm
-    return scores
 
 
 def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidate]:
@@ -414,7 +345,3 @@ def _rank_superseded_below_successors(ranked: list[Ranked]) -> None:
 
     # Stable: items that land on the same place keep their order.
     ranked.sort(key=lambda r: placed(r.cand.id))
-
-
-def time_window(now: datetime, days: float | None) -> datetime | None:
-    return None if days is None else now - timedelta(days=days)

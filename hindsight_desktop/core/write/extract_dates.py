@@ -28,11 +28,23 @@ month, a month, a holiday, a year. Recall matches a question's periods against m
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import NamedTuple
+
+from hindsight_desktop.core.write.calendar_days import (
+    HOLIDAYS,
+    add_months,
+    day_span,
+    holiday_start,
+    iso_day,
+    month_span,
+    shift,
+    unit_period,
+    upcoming,
+    week_start,
+)
 
 
 class Found(NamedTuple):
@@ -101,72 +113,6 @@ _UNITS = {"day": "day", "week": "week", "month": "month", "year": "year", "fortn
 _CN_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 
 
-# ---- calendar arithmetic -------------------------------------------------------------------------
-
-
-def _week_start(day: date) -> date:
-    return day - timedelta(days=day.weekday())
-
-
-def _add_months(day: date, months: int) -> date:
-    years, month0 = divmod(day.month - 1 + months, 12)
-    year = day.year + years
-    return date(year, month0 + 1, min(day.day, calendar.monthrange(year, month0 + 1)[1]))
-
-
-def _shift(day: date, amount: int, unit: str) -> date:
-    if unit == "day":
-        return day + timedelta(days=amount)
-    if unit == "week":
-        return day + timedelta(weeks=amount)
-    if unit == "fortnight":
-        return day + timedelta(weeks=2 * amount)
-    if unit == "month":
-        return _add_months(day, amount)
-    return _add_months(day, 12 * amount)
-
-
-def _unit_start(day: date, unit: str, offset: int) -> str:
-    """The calendar week/month/year `offset` units away: Monday, first of month, or 'YYYY'."""
-    if unit == "week":
-        return (_week_start(day) + timedelta(weeks=offset)).isoformat()
-    if unit == "month":
-        return _add_months(day.replace(day=1), offset).isoformat()
-    return str(day.year + offset)
-
-
-def _unit_period(day: date, unit: str, offset: int) -> str | tuple[str, str]:
-    """`_unit_start` with the period's end: a week is seven days, a month a month, a year "YYYY"."""
-    start = _unit_start(day, unit, offset)
-    if unit == "week":
-        return start, (date.fromisoformat(start) + timedelta(weeks=1)).isoformat()
-    if unit == "month":
-        return start, _add_months(date.fromisoformat(start), 1).isoformat()
-    return start
-
-
-def _upcoming(day: date, weekday: int, strict: bool = False) -> date:
-    delta = (weekday - day.weekday()) % 7
-    if strict and delta == 0:
-        delta = 7
-    return day + timedelta(days=delta)
-
-
-def _iso(year: int, month: int, day: int) -> str | None:
-    try:
-        return date(year, month, day).isoformat()
-    except ValueError:
-        return None
-
-
-def _month_span(first: date) -> tuple[str, str]:
-    return first.isoformat(), _add_months(first, 1).isoformat()
-
-
-def _days(first: date, days: int) -> tuple[str, str]:
-    return first.isoformat(), (first + timedelta(days=days)).isoformat()
-
-
 def _year(text: str) -> int:
     year = int(text) if text.isdigit() else cn_to_int(text) or 0
     return year + 2000 if year < 100 else year
@@ -183,41 +129,41 @@ def _dmy(m: re.Match[str], ref: date) -> str | None:
     if m.group("mon") == "may":  # lower-case 'may' is nearly always the verb
         return None
     year = int(m.group("y")) if m.group("y") else ref.year
-    return _iso(year, _MONTHS[m.group("mon").lower()], int(m.group("d")))
+    return iso_day(year, _MONTHS[m.group("mon").lower()], int(m.group("d")))
 
 
 def _month_year(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     if m.group("mon") == "may":
         return None
-    return _month_span(date(int(m.group("y")), _MONTHS[m.group("mon").lower()], 1))
+    return month_span(date(int(m.group("y")), _MONTHS[m.group("mon").lower()], 1))
 
 
 def _numeric(m: re.Match[str], ref: date) -> str | None:
-    return _iso(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+    return iso_day(int(m.group("y")), int(m.group("m")), int(m.group("d")))
 
 
 def _us_slash(m: re.Match[str], ref: date) -> str | None:
     first, second = int(m.group("m")), int(m.group("d"))
     if first > 12 >= second:  # only day/month reads as a date
         first, second = second, first
-    return _iso(_year(m.group("y")), first, second)
+    return iso_day(_year(m.group("y")), first, second)
 
 
 def _cn_full(m: re.Match[str], ref: date) -> str | None:
     year = _year(m.group("y")) if m.group("y") else ref.year
     month, day = cn_to_int(m.group("m")), cn_to_int(m.group("d") or "1")
-    return _iso(year, month, day) if month and day else None
+    return iso_day(year, month, day) if month and day else None
 
 
 def _cn_month(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     month = cn_to_int(m.group("m"))
-    return _month_span(date(_year(m.group("y")), month, 1)) if month and 1 <= month <= 12 else None
+    return month_span(date(_year(m.group("y")), month, 1)) if month and 1 <= month <= 12 else None
 
 
 def _month_day(m: re.Match[str], ref: date) -> str | None:
     if m.group(0) in _FRACTIONS:
         return None
-    return _iso(ref.year, int(m.group("m")), int(m.group("d")))
+    return iso_day(ref.year, int(m.group("m")), int(m.group("d")))
 
 
 _FRACTIONS = frozenset(["1/2", "1/3", "2/3", "1/4", "3/4"])
@@ -238,10 +184,10 @@ def _month_part(year: int, month: int, part: str) -> tuple[str, str] | None:
         return None
     first = date(year, month, 1)
     if part in ("初", "上旬"):
-        return _days(first, 10)
+        return day_span(first, 10)
     if part in ("中", "中旬"):
-        return _days(first.replace(day=11), 10)
-    return first.replace(day=21).isoformat(), _add_months(first, 1).isoformat()
+        return day_span(first.replace(day=11), 10)
+    return first.replace(day=21).isoformat(), add_months(first, 1).isoformat()
 
 
 def _cn_month_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
@@ -251,7 +197,7 @@ def _cn_month_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
 
 
 def _cn_rel_month_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
-    first = _add_months(ref.replace(day=1), _cn_shift_word(m.group("pre")) or 0)
+    first = add_months(ref.replace(day=1), _cn_shift_word(m.group("pre")) or 0)
     return _month_part(first.year, first.month, m.group("p"))
 
 
@@ -262,40 +208,15 @@ def _cn_year_part(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     return date(year, 11, 1).isoformat(), date(year + 1, 1, 1).isoformat()
 
 
-# Lunar new year's day (正月初一), 端午 (五月初五) and 中秋 (八月十五), 2020-2035.
-_SPRING = dict(zip(range(2020, 2036), ("01-25", "02-12", "02-01", "01-22", "02-10", "01-29", "02-17", "02-06",
-                                       "01-26", "02-13", "02-03", "01-23", "02-11", "01-31", "02-19", "02-08"),
-                   strict=True))
-_DRAGON_BOAT = dict(zip(range(2020, 2036), ("06-25", "06-14", "06-03", "06-22", "06-10", "05-31", "06-19",
-                                            "06-09", "05-28", "06-16", "06-05", "06-24", "06-12", "06-01",
-                                            "06-20", "06-10"), strict=True))
-_MID_AUTUMN = dict(zip(range(2020, 2036), ("10-01", "09-21", "09-10", "09-29", "09-17", "10-06", "09-25",
-                                           "09-15", "10-03", "09-22", "09-12", "10-01", "09-19", "09-08",
-                                           "09-27", "09-16"), strict=True))
-# holiday word -> (table or fixed "MM-DD", offset in days from that day, length in days)
-_HOLIDAYS: dict[str, tuple[dict[int, str] | str, int, int]] = {
-    "国庆": ("10-01", 0, 7), "十一": ("10-01", 0, 7), "元旦": ("01-01", 0, 1), "五一": ("05-01", 0, 5),
-    "劳动节": ("05-01", 0, 5), "清明": ("04-04", 0, 3), "圣诞": ("12-25", 0, 1), "平安夜": ("12-24", 0, 1),
-    "情人节": ("02-14", 0, 1), "春节": (_SPRING, -1, 8), "过年": (_SPRING, -1, 8), "除夕": (_SPRING, -1, 1),
-    "元宵": (_SPRING, 14, 1), "端午": (_DRAGON_BOAT, 0, 3), "中秋": (_MID_AUTUMN, 0, 3),
-}
-
-
-def _holiday_start(name: str, year: int) -> date | None:
-    source, offset, _ = _HOLIDAYS[name]
-    day = source if isinstance(source, str) else source.get(year)
-    return date.fromisoformat(f"{year}-{day}") + timedelta(days=offset) if day else None
-
-
 def _cn_holiday(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     name = m.group("h")
     year = _prefixed_year(m.group("y"), ref)
     if year is not None:
-        first = _holiday_start(name, year)
+        first = holiday_start(name, year)
     else:  # bare: the occurrence nearest the reference day, before or after
-        days = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _holiday_start(name, y))]
+        days = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := holiday_start(name, y))]
         first = min(days, key=lambda d: abs((d - ref).days)) if days else None
-    return _days(first, _HOLIDAYS[name][2]) if first else None
+    return day_span(first, HOLIDAYS[name][2]) if first else None
 
 
 def _year_only(m: re.Match[str], ref: date) -> str | None:
@@ -328,28 +249,28 @@ def _en_weekday(m: re.Match[str], ref: date) -> str | None:
     weekday = _WEEKDAYS[m.group("wd").lower()]
     which = (m.groupdict().get("which") or "").lower().split()
     if not which:
-        return _upcoming(ref, weekday).isoformat()
+        return upcoming(ref, weekday).isoformat()
     if which[-1] == "coming":
-        return _upcoming(ref, weekday, strict=True).isoformat()
+        return upcoming(ref, weekday, strict=True).isoformat()
     if which[-1] == "past":
         return (ref - timedelta(days=(ref.weekday() - weekday) % 7 or 7)).isoformat()
     weeks = {"this": 0, "next": 1, "last": -1}[which[-1]]
-    return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
+    return (week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
 
 
 def _en_unit(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     offset = {"this": 0, "next": 1, "last": -1, "past": -1}[m.group("which").lower()]
     unit = m.group("unit").lower()
     if unit == "weekend":
-        return _days(_week_start(ref) + timedelta(weeks=offset, days=5), 2)
-    return _unit_period(ref, unit, offset)
+        return day_span(week_start(ref) + timedelta(weeks=offset, days=5), 2)
+    return unit_period(ref, unit, offset)
 
 
 def _en_offset(m: re.Match[str], ref: date) -> str | None:
     amount = int(m.group("n")) if m.group("n").isdigit() else _EN_NUMBERS[m.group("n").lower()]
     direction = (m.groupdict().get("dir") or "later").lower()
     sign = -1 if direction in ("ago", "before", "earlier") else 1
-    return _shift(ref, sign * amount, _UNITS[m.group("unit").lower()]).isoformat()
+    return shift(ref, sign * amount, _UNITS[m.group("unit").lower()]).isoformat()
 
 
 def _cn_day(m: re.Match[str], ref: date) -> str | None:
@@ -372,19 +293,19 @@ def _cn_weekday(m: re.Match[str], ref: date) -> str | None:
     weekday = _CN_WD[m.group("wd")]
     weeks = _cn_shift_word(m.group("pre") or "")
     if weeks is None:
-        return _upcoming(ref, weekday).isoformat()
-    return (_week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
+        return upcoming(ref, weekday).isoformat()
+    return (week_start(ref) + timedelta(weeks=weeks, days=weekday)).isoformat()
 
 
 def _cn_week(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
     weeks = _cn_shift_word(m.groupdict().get("pre") or "这")
     if m.group("end"):  # 周末 = that week's Saturday and Sunday
-        return _days(_week_start(ref) + timedelta(weeks=weeks or 0, days=5), 2)
-    return _days(_week_start(ref) + timedelta(weeks=weeks or 0), 7)
+        return day_span(week_start(ref) + timedelta(weeks=weeks or 0, days=5), 2)
+    return day_span(week_start(ref) + timedelta(weeks=weeks or 0), 7)
 
 
 def _cn_month_rel(m: re.Match[str], ref: date) -> str | tuple[str, str] | None:
-    return _unit_period(ref, "month", _cn_shift_word(m.group("pre")) or 0)
+    return unit_period(ref, "month", _cn_shift_word(m.group("pre")) or 0)
 
 
 def _cn_year_rel(m: re.Match[str], ref: date) -> str | None:
@@ -398,7 +319,7 @@ def _cn_offset(m: re.Match[str], ref: date) -> str | None:
         return None
     unit = _CN_UNITS[m.group("unit").lstrip("个個")]
     sign = -1 if m.group("dir").endswith("前") else 1
-    return _shift(ref, sign * amount, unit).isoformat()
+    return shift(ref, sign * amount, unit).isoformat()
 
 
 _CN_WEEK = r"(?:周|週|星期|礼拜|禮拜)"

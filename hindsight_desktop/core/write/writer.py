@@ -27,7 +27,7 @@ from hindsight_desktop.core.store.memories import stored_fact, supersede
 from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 from hindsight_desktop.core.write import overlap
 from hindsight_desktop.core.write.extract import extract_entities, fact_key, redact_secrets
-from hindsight_desktop.core.write.gate import dominant_language
+from hindsight_desktop.core.write.gate_rules import dominant_language
 
 
 class Neighbour(NamedTuple):
