@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,25 @@ def test_translated_words_are_searched_as_they_are(engine) -> None:
     with engine.store.read() as db:
         rowid = db.execute("SELECT rowid FROM memories WHERE id = ?", (answer.id,)).fetchone()[0]
     assert rowid in found
+
+
+def test_a_failed_build_is_not_retried_by_every_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    attempts: list[Path] = []
+
+    def unwritable(path: Path) -> Path:
+        attempts.append(path)
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr(bilingual, "build", unwritable)
+    assert bilingual.lexicon() is None  # starts the background build, which fails
+    for _ in range(200):
+        if bilingual.lexicon_path() not in bilingual._building:
+            break
+        threading.Event().wait(0.01)
+    assert [bilingual.lexicon() for _ in range(5)] == [None] * 5
+    assert attempts == [bilingual.lexicon_path()]
+    monkeypatch.undo()
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    assert bilingual.lexicon(build_now=True) is not None  # the warm-up tries again, and succeeds
+    assert bilingual.lexicon_path() not in bilingual._failed

@@ -57,6 +57,7 @@ _HAN_WORD = re.compile("^[\u4e00-\u9fff]{2,}$")
 _lock = threading.Lock()
 _open: dict[Path, apsw.Connection] = {}
 _building: set[Path] = set()
+_failed: set[Path] = set()
 _build_lock = threading.Lock()
 
 
@@ -147,11 +148,14 @@ def lexicon(*, build_now: bool = False) -> apsw.Connection | None:
     with _lock:
         if path in _open:
             return _open[path]
+        # A search neither opens the file again while a build runs nor retries one that failed (no
+        # dictionary package, an unwritable cache): the next warm-up tries again.
+        if not build_now and (path in _building or path in _failed):
+            return None
         ready = _readable(path)
         if not ready and not build_now:
-            if path not in _building:
-                _building.add(path)
-                threading.Thread(target=_build_quietly, name="lexicon-build", daemon=True).start()
+            _building.add(path)
+            threading.Thread(target=_build_quietly, name="lexicon-build", daemon=True).start()
             return None
     if not ready:
         with _build_lock:  # one build at a time: a second caller waits for the first, then uses its file
@@ -159,6 +163,7 @@ def lexicon(*, build_now: bool = False) -> apsw.Connection | None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 build(path)
     with _lock:
+        _failed.discard(path)
         if path not in _open:
             _open[path] = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
         return _open[path]
@@ -168,7 +173,8 @@ def _build_quietly() -> None:
     try:
         lexicon(build_now=True)
     except (OSError, apsw.Error, ModuleNotFoundError):
-        pass  # searches go on without translations; the next warm-up tries again
+        with _lock:  # searches go on without translations; the next warm-up tries again
+            _failed.add(lexicon_path())
     finally:
         with _lock:
             _building.discard(lexicon_path())

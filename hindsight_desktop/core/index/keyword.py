@@ -121,14 +121,7 @@ def delete(db: apsw.Connection, rowid: int) -> int:
 
 def search(db: apsw.Connection, query: str, k: int) -> list[tuple[int, float]]:
     """BM25 hits (rowid, positive score, higher is better), plus trigram substring hits for CJK text."""
-    terms = query_terms(query)
-    hits: dict[int, float] = {}
-    if terms:
-        rows = db.execute(
-            "SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
-            (match_expression(terms), k),
-        )
-        hits = {int(rowid): -float(score) for rowid, score in rows}
+    hits = dict(_word_hits(db, query_terms(query), k))
     for run in _CJK_RUN.findall(query):
         if len(run) < 3:
             continue
@@ -146,7 +139,11 @@ def search_words(db: apsw.Connection, words: list[str], k: int) -> list[tuple[in
     character pairs as a question's would give. No segmenter: a translated English question must not
     load it (33 MB) in a process whose memories are all English."""
     terms = [t for w in words for t in ([w, *cjk_pairs(w)] if _CJK_RUN.search(w) else [w.lower()])]
-    terms = [t for t in dict.fromkeys(terms) if t not in STOP_WORDS]
+    return _word_hits(db, [t for t in dict.fromkeys(terms) if t not in STOP_WORDS], k)
+
+
+def _word_hits(db: apsw.Connection, terms: list[str], k: int) -> list[tuple[int, float]]:
+    """The words index's best `k` rows for any of the terms: (rowid, BM25 score, higher is better)."""
     if not terms:
         return []
     rows = db.execute("SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",

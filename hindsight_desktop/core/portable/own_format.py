@@ -9,7 +9,6 @@ stored form (ISO 8601, UTC, "Z"), so a round trip changes nothing.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -24,7 +23,6 @@ from hindsight_desktop.core.records import LAYERS, SCOPES, STATUSES, MemoryFilte
 from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories as memory_rows
 from hindsight_desktop.core.store import models, relations, upkeep, vectors
-from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.timeutil import parse_when, to_db
 from hindsight_desktop.core.write.writer import content_hash
 
@@ -38,14 +36,6 @@ LINK_FIELDS = ("source_id", "target_id", "type", "strength", "created_at")
 EVENT_FIELDS = ("id", "at", "kind", "memory_id", "client", "detail")
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 _CHUNK = 500
-
-
-@contextlib.contextmanager
-def snapshot(store: Store) -> Iterator[apsw.Connection]:
-    """One read transaction on a pooled read connection: the export sees one consistent state while
-    searches and writes go on (store/readers.py)."""
-    with store.read() as db:  # a pooled read connection: the export does not hold up searches or writes
-        yield db
 
 
 def count(db: apsw.Connection, filters: MemoryFilter | None) -> int:

@@ -54,7 +54,9 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
     parts = engine.current_parts()
     filtered = filters is not None and filters != MemoryFilter()
     with_vectors = bool(embeddings) and fmt in ("json", "jsonl")
-    with own_format.snapshot(parts.store) as db, _output(path_or_stream) as out:
+    # One read transaction on a pooled read connection: the export sees one consistent state while
+    # searches and writes go on (store/readers.py).
+    with parts.store.read() as db, _output(path_or_stream) as out:
         state = models.read_state(db)
         total = own_format.count(db, filters)
         header = {"format": own_format.FORMAT, "version": own_format.VERSION, "exported_at": to_db(engine.clock()),
