@@ -46,7 +46,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from hindsight_desktop.app.backend import Backend  # noqa: E402
-from hindsight_desktop.app.main import settle_collector  # noqa: E402
+from hindsight_desktop.app.collector import settle_collector  # noqa: E402
 from hindsight_desktop.app.state import AppPaths  # noqa: E402
 from hindsight_desktop.app.timeline_window import TimelineWindow  # noqa: E402
 from hindsight_desktop.app.workers import Workers  # noqa: E402

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -21,6 +22,18 @@ atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)
 # kept between test runs in a cache folder of the tests' own, so the suite converts the model once per
 # machine, not once per run or per server a test starts (subprocesses inherit this).
 os.environ.setdefault("HINDSIGHT_CACHE_DIR", str(Path(platformdirs.user_cache_dir("hindsight-desktop-tests"))))
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_main_thread() -> Iterator[None]:
+    """The cycle collector runs here, between tests, never in a test's worker thread: there it could
+    destroy a Qt object left over from a widget test on the wrong thread and crash the run (the app
+    itself does the same with `MainThreadCollector`)."""
+    from hindsight_desktop.app.collector import collect_due
+
+    gc.disable()
+    yield
+    collect_due()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,7 +6,6 @@ once the memory is open: `bench/app_startup.py` measures start-up that way.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from hindsight_desktop.app.collector import MainThreadCollector, settle_collector
 from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.instance import SingleInstance
 from hindsight_desktop.app.shell import Shell
@@ -45,18 +45,6 @@ def _probe(shell: Shell, app: QApplication) -> None:
     shell.backend.state_changed.connect(lambda s: s == "error" and not shell.backend.is_ready and app.quit())
 
 
-def settle_collector() -> None:
-    """Once the memory is open, take everything alive by then out of the cycle collector's reach.
-
-    Modules, classes, Qt wrappers and the open engine (~50k objects) live until quit, yet every full
-    collection walked them all again: 30-60 ms each time, on the UI thread or on a worker holding the
-    GIL, the floor under the longest stalls while scrolling the timeline (bench/timeline_scroll.py).
-    The price: a reference cycle among these objects, should one ever become garbage, stays until quit.
-    """
-    gc.collect()  # start-up's own garbage goes first, so none of it is kept for good
-    gc.freeze()
-
-
 def run(argv: list[str] | None = None, *, config_dir: Path | None = None, data_dir: Path | None = None,
         **shell_options: Any) -> int:
     """Run the app until Quit. Returns the exit code (0 also when another instance was asked to show)."""
@@ -70,6 +58,8 @@ def run(argv: list[str] | None = None, *, config_dir: Path | None = None, data_d
     if not instance.claim():
         print("Hindsight Desktop is already running; its window was brought forward.", file=sys.stderr)
         return 0
+    collector = MainThreadCollector(app)  # before any worker thread starts (collector.py says why)
+    collector.start()
     shell = Shell(paths, _settings(paths), **shell_options)
     instance.activated.connect(shell.open_timeline)
     shell.backend.ready.connect(settle_collector)
@@ -81,6 +71,7 @@ def run(argv: list[str] | None = None, *, config_dir: Path | None = None, data_d
     finally:
         shell.shutdown()
         instance.close()
+        collector.stop()
 
 
 def has_display() -> bool:

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from support.app import BASE, seed, varied
 
-from hindsight_desktop.app.main import settle_collector
+from hindsight_desktop.app.collector import settle_collector
 from hindsight_desktop.app.timeline_model import ID_ROLE, MEMORY_ROLE, TimelineModel, pack, unpack
 from hindsight_desktop.core.records import Memory
 
