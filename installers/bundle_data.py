@@ -194,10 +194,10 @@ def native_binaries() -> list[tuple[str, str]]:
 
 def prepare_model(stage: Path) -> list[tuple[str, str]]:
     """Convert the default model once, now, so the installed app never needs the weights package."""
-    from hindsight_desktop.core.model.default_model import checksum_file, ensure_default_model
+    from hindsight_desktop.core.model.default_model import ensure_default_model, model_files
 
     model = ensure_default_model(stage / "models")
-    return [(str(model), "models"), (str(checksum_file(model)), "models")]
+    return [(str(path), "models") for path in model_files(model)]
 
 
 def distributions_of(modules: Iterable[str]) -> dict[str, metadata.Distribution]:

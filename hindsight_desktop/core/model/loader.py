@@ -23,7 +23,9 @@ from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
 from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
 from hindsight_desktop.core.store import meta, models
 from hindsight_desktop.core.store.database import Store
+from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.vectors import VectorIndex
+from hindsight_desktop.core.timeutil import to_db
 from hindsight_desktop.core.write.gate import WriteScorer
 
 _DEFAULT_STEM = Path(DEFAULT_MODEL_FILE).stem + ":"
@@ -56,7 +58,7 @@ class ModelSource:
                 found = attempt()
             except HindsightError:
                 continue
-            if found.model_id == row.model_id:
+            if found.model_id == row.model_id or row.model_id in found.same_vectors_as:
                 return found
         return None
 
@@ -88,6 +90,8 @@ def load(store: Store, source: ModelSource, settings: Settings, clock: Callable[
         if active is None and target is None:
             raise ModelError(f"neither {state.active.model_id} nor {state.target.model_id if state.target else '?'} "
                              "can be loaded; choose a model with `hindsight-desktop model use PATH`")
+        if _adopt_new_ids(store, state, active, target, clock()):
+            continue  # read the state again under the new ids
         _record_paths(store, state, active, target)
         current = target if target is not None else active
         assert current is not None
@@ -113,6 +117,28 @@ def _switch_away_from_missing(store: Store, seen: models.SpaceState, embedder: E
             return
         row = models.register(db, embedder.model_id, embedder.dim, _path(embedder), now)
         models.begin_switch(db, state.active, row, now)
+
+
+def _adopt_new_ids(store: Store, state: models.SpaceState, active: Embedder | None, target: Embedder | None,
+                   now: datetime) -> bool:
+    """Rename a model row found under a newer file's id (one that gives exactly its vectors, such as the
+    default model after its vocabulary moved out of the GGUF), so the vectors stay without a re-embed."""
+    renames = [(e, row) for e, row in ((active, state.active), (target, state.target))
+               if e is not None and row is not None and e.model_id != row.model_id]
+    if not renames:
+        return False
+    changed = False
+    with store.write() as db:
+        if models.read_state(db) != state:
+            return True  # another process changed it: look again
+        for embedder, row in renames:
+            if models.rename(db, row.num, embedder.model_id):
+                log_event(db, to_db(now), "model_renamed", None, "system",
+                          {"from": row.model_id, "to": embedder.model_id})
+                changed = True
+        if changed:
+            models.bump_generation(db)
+    return changed
 
 
 def _record_paths(store: Store, state: models.SpaceState, *found: Embedder | None) -> None:

@@ -137,6 +137,15 @@ def every(db: apsw.Connection) -> list[ModelRow]:
 
 # ---- the re-embed of a switch --------------------------------------------------------------------
 
+def rename(db: apsw.Connection, num: int, model_id: str) -> bool:
+    """Give a model row the id of a file that reproduces its vectors exactly; False (nothing changed)
+    when another row already has that id."""
+    if db.execute("SELECT 1 FROM models WHERE model_id = ? AND num != ?", (model_id, num)).fetchone():
+        return False
+    db.execute("UPDATE models SET model_id = ? WHERE num = ?", (model_id, num))
+    return True
+
+
 def set_path(db: apsw.Connection, num: int, path: str | None) -> None:
     """Where the model's file is on this machine now."""
     db.execute("UPDATE models SET path = ? WHERE num = ?", (path, num))

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -61,17 +61,32 @@ def narrow(path: Path) -> bool:
 
 @contextlib.contextmanager
 def private_writer(path: Path, encoding: str = "utf-8") -> Iterator[TextIO]:
-    """Write `path` through a temporary file created exclusively with mode 0600 beside it, renamed into
-    place once complete: nobody else can open it while it is written, and a failure leaves no half file."""
+    """Write text to `path` through a temporary file created exclusively with mode 0600 beside it, renamed
+    into place once complete: nobody else can open it while it is written, and a failure leaves no half file."""
+    with _private_temp(path) as fd, os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+@contextlib.contextmanager
+def private_bytes_writer(path: Path) -> Iterator[BinaryIO]:
+    """`private_writer` for bytes."""
+    with _private_temp(path) as fd, os.fdopen(fd, "wb") as handle:
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+@contextlib.contextmanager
+def _private_temp(path: Path) -> Iterator[int]:
+    """A descriptor on a fresh 0600 file beside `path`, renamed onto `path` when the block ends well."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.partial")
     # O_EXCL: never write through a file (or a planted symlink) that already exists under that name.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield fd
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
