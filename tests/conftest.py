@@ -24,6 +24,14 @@ atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)
 os.environ.setdefault("HINDSIGHT_CACHE_DIR", str(Path(platformdirs.user_cache_dir("hindsight-desktop-tests"))))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def collect_before_exit() -> Iterator[None]:
+    """Set up first, so torn down last: what the session's fixtures leave in reference cycles (a loaded
+    model) is freed here, while the modules its finalisers need still exist."""
+    yield
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def collect_on_the_main_thread() -> Iterator[None]:
     """The cycle collector runs here, between tests, never in a test's worker thread: there it could

@@ -255,4 +255,6 @@ def test_kill_maintenance_and_a_writer_in_the_middle(store_dir: Path, embedder, 
     assert done.returncode == 0, done.stderr
     # Not "skipped: another maintenance run is in progress": a killed run's lease does not outlive it.
     assert json.loads(done.stdout)["run"]["status"] == "done", done.stdout
+    # The killed runs are recorded as failed, not left "running" for ever.
+    assert _runs(store_dir, "running") == 0
     verify(store_dir, [])

@@ -258,6 +258,16 @@ def test_a_second_process_running_maintenance_is_told_to_wait(engine, embedder, 
     other.close()
 
 
+def test_a_run_whose_process_died_is_recorded_as_failed(engine):
+    """A killed run leaves its row "running"; the next run, holding the lease, records how it ended."""
+    from hindsight_desktop.core.store.runs import start_run
+
+    dead = start_run(engine.store, "reflect", "t", "2026-01-01T00:00:00.000000Z")
+    assert engine.run_maintenance()["run"]["status"] == "done"
+    runs = {r["id"]: r for r in engine.maintenance_runs()}
+    assert runs[dead]["status"] == "failed" and "ended before" in runs[dead]["report"]["error"]
+
+
 def test_settings_reach_the_maintenance_policy():
     from hindsight_desktop.config import Settings
 

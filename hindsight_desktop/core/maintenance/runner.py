@@ -27,7 +27,7 @@ from hindsight_desktop.core.maintenance.passes import Pass, RunContext
 from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
 from hindsight_desktop.core.store import meta, models, runs
 from hindsight_desktop.core.store.events import log_event
-from hindsight_desktop.core.store.runs import finish_run, start_run
+from hindsight_desktop.core.store.runs import fail_unfinished, finish_run, start_run
 from hindsight_desktop.core.timeutil import to_db
 
 # Stored keys and the run kind keep the operation's first name, "reflect", so existing files resume.
@@ -67,6 +67,7 @@ def run_maintenance(parts: Parts, client: str, *, policy: MaintenancePolicy | No
             ctx.report["seconds"] = 0.0
             ctx.report["run"] = {"skipped": "another maintenance run is in progress"}
             return ctx.report
+        fail_unfinished(db, "reflect", ctx.now_db)  # this process holds the lease: any other run has ended
         ctx.switching = models.read_state(db).switch is not None
         resume = meta.get(db, RESUME, "")
     run_id = start_run(parts.store, "reflect", client, ctx.now_db)

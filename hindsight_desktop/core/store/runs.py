@@ -26,6 +26,16 @@ def start_run(store: Store, kind: str, client: str, at: str) -> int:
         return int(db.last_insert_rowid())
 
 
+def fail_unfinished(db: apsw.Connection, kind: str, at: str) -> int:
+    """Mark runs of `kind` still recorded as running failed: their process ended (a kill, a crash) before
+    it could say how the run ended. Only for a caller that knows no such run is in progress (the
+    maintenance lease). Returns how many there were."""
+    db.execute("UPDATE maintenance_runs SET status = 'failed', finished_at = ?, report = ? "
+               "WHERE kind = ? AND status = 'running'",
+               (at, json.dumps({"error": "the process ended before the run finished"}), kind))
+    return db.changes()
+
+
 def finish_run(db: apsw.Connection, run_id: int, at: str, status: str, seconds: float,
                report: dict[str, Any]) -> None:
     db.execute("UPDATE maintenance_runs SET finished_at = ?, status = ?, seconds = ?, report = ? WHERE id = ?",
