@@ -63,6 +63,9 @@ _FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我", re.I)
 _ZH_UNNAMED = re.compile("^(?!.*(?:他|她|你|它|[A-Za-z]{2,}))[\u4e00-\u9fff0-9，,？?！!。 ]+$")
 # More than this many statements for one question is a list, not a fact: leave it to the other signals.
 MAX_STATEMENTS = 3
+# The longest event head a question is searched for: English words, Chinese characters.
+LONGEST_HEAD = 40
+LONGEST_CJK_HEAD = 10
 
 
 def asked_facts(question: str, names_someone: bool = False) -> list[tuple[str, str]]:
@@ -89,14 +92,30 @@ def current_statements(db: apsw.Connection, question: str, viewer: str | None, n
     lowered = question.lower()
     for subject, attr in asked_facts(question, names_someone):
         if attr == "when:":
-            # Every scheduled event of this subject; kept only when the question names its head word.
-            rows = memories.stating_between(db, f"{subject}|when:", f"{subject}|when;", viewer)
+            # The scheduled events of this subject whose head word the question names, looked up by
+            # the question's own spans: a store may hold thousands of events (10k at 100k memories).
+            keys = sorted(f"{subject}|when:{head}" for head in _spans(lowered))
+            rows = memories.stating_any(db, keys, viewer)
             hits = {rowid for rowid, key in rows if _names_event(lowered, key.split("|when:", 1)[1])}
         else:
             hits = memories.stating(db, f"{subject}|{attr}", viewer)
         if len(hits) <= MAX_STATEMENTS:
             found |= hits
     return found
+
+
+def _spans(question: str) -> set[str]:
+    """Every part of the question an event's head could be (`_names_event`): runs of whole words up to
+    LONGEST_HEAD characters, and for text with non-ASCII characters (Chinese has no spaces) every
+    substring of up to LONGEST_CJK_HEAD characters that holds one."""
+    edges = [m.start() for m in re.finditer(r"\b", question)]
+    spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1:] if b - a <= LONGEST_HEAD}
+    for start in range(len(question)):
+        for end in range(start + 1, min(len(question), start + LONGEST_CJK_HEAD) + 1):
+            part = question[start:end]
+            if not part.isascii():
+                spans.add(part)
+    return spans
 
 
 def _names_event(question: str, head: str) -> bool:

@@ -305,13 +305,16 @@ def stating(db: apsw.Connection, fact_key: str, viewer: str | None) -> set[int]:
         (fact_key, *vis))}
 
 
-def stating_between(db: apsw.Connection, low: str, high: str, viewer: str | None) -> list[tuple[int, str]]:
-    """(rowid, fact_key) of the active memories `viewer` may see whose key is in [low, high)."""
+def stating_any(db: apsw.Connection, fact_keys: list[str], viewer: str | None) -> list[tuple[int, str]]:
+    """(rowid, fact_key) of the active memories `viewer` may see that state one of `fact_keys`."""
     where, vis = visible_to(viewer)
-    rows = db.execute(
-        f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key >= ? AND m.fact_key < ? "
-        f"AND m.status = 'active' AND {where}", (low, high, *vis))
-    return [(int(r), str(k)) for r, k in rows]
+    found: list[tuple[int, str]] = []
+    for start in range(0, len(fact_keys), 500):  # SQLite caps the parameters of one statement
+        chunk = fact_keys[start:start + 500]
+        found += [(int(r), str(k)) for r, k in db.execute(
+            f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key IN ({_marks(chunk)}) "
+            f"AND m.status = 'active' AND {where}", (*chunk, *vis))]
+    return found
 
 
 def occurred_between(db: apsw.Connection, start: str, end: str, viewer: str | None) -> list[int]:

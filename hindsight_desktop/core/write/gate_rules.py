@@ -52,6 +52,7 @@ SURE = 0.8  # a cue at least this strong decides without the model
 _CLAUSE_SPLIT = re.compile(r"([!?;。\n]+|\.(?=\s|$)|~+)")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_\-./:@#+]*|[\u4e00-\u9fff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 _SPECIFIC = re.compile(r"\d|[a-z0-9][./@_][a-z0-9]|\b[A-Z][a-z]+", re.UNICODE)
 _CONTRACTION = re.compile(r"^(?:i|you|he|she|it|we|they|that|there|what|who|let)'(?:ll|re|ve|d|s|m)$")
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -106,9 +107,12 @@ def _first_person(low: str) -> str:
 
 
 def dominant_language(text: str) -> str:
+    """"zh" when CJK characters are at least as many as Latin words, else "en". (Recall asks this of
+    every candidate, ~400 a search: text without CJK returns before the word count.)"""
     cjk = len(_CJK.findall(text))
-    latin = len(re.findall(r"[A-Za-z]+", text))
-    return "zh" if cjk and cjk >= latin else "en"
+    if not cjk:
+        return "en"
+    return "zh" if cjk >= len(_LATIN_WORD.findall(text)) else "en"
 
 
 def _explicit(norm: str) -> tuple[bool, str]:
