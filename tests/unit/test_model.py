@@ -128,3 +128,12 @@ def test_a_memory_made_with_an_equivalent_file_keeps_its_vectors(tmp_path, embed
         assert len(renamed) == 1 and old_id in renamed[0][0]
         hits = engine.search("what is my passport number?", mode="vector").hits
         assert hits and hits[0].memory.id == written.id
+
+
+def test_a_closed_model_refuses_to_embed(model_dir):
+    own = Embedder(ensure_default_model(model_dir))  # not the shared one: this test closes it
+    assert own.embed_one("hello").shape == (own.dim,)
+    own.close()
+    own.close()  # twice is harmless
+    with pytest.raises(ModelError, match="was closed"):
+        own.embed(["hello"])

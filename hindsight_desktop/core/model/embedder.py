@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -50,6 +51,7 @@ class Embedder:
         self.path = model_path
         self.model_id = f"{model_path.stem}:{sha256_file(model_path)[:12]}"
         self._lock = threading.Lock()
+        self._closed = False
         self._threads = threads or min(4, os.cpu_count() or 2)
         self._threads_now = self._threads
         self._chooser = ThreadChooser(self._threads)
@@ -110,6 +112,8 @@ class Embedder:
         cleaned = [prefix + t.strip() if t.strip() else prefix + " " for t in texts]
         rows: list = []
         with self._lock:
+            if self._closed:
+                raise ModelError(f"the model {self.path.name} was closed (the process is ending)")
             # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
             # sequence at once (+48 MB for 77 texts), and measured slower per text than small groups.
             for start in range(0, len(cleaned), EMBED_GROUP):
@@ -129,6 +133,13 @@ class Embedder:
             llama_cpp.llama_set_n_threads(self._llm.ctx, wanted, wanted)
             self._threads_now = wanted
         return wanted
+
+    def close(self) -> None:
+        """Free the model now; later calls to `embed` raise ModelError. Waits for a call in progress."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._llm.close()
 
     def embed_one(self, text: str, kind: str = PASSAGE) -> np.ndarray:
         return self.embed([text], kind)[0]
@@ -192,6 +203,15 @@ def _quiet_stderr():
 
 _cache: dict[str, Embedder] = {}
 _cache_lock = threading.Lock()
+
+
+@atexit.register
+def _close_loaded() -> None:
+    """Free the shared models before the interpreter tears its modules down: llama-cpp-python's own
+    finaliser, run later, finds its C functions already gone and prints an ignored TypeError."""
+    with _cache_lock:
+        for embedder in _cache.values():
+            embedder.close()
 
 
 def load_embedder(model_path: Path) -> Embedder:
