@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from hindsight_desktop.core.errors import ModelError
-from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE, ensure_default_model, sha256_file
+from hindsight_desktop.core.model.checksum import sha256_file
+from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE, ensure_default_model
 from hindsight_desktop.core.model.embedder import Embedder, load_embedder
 
 

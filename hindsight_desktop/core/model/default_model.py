@@ -15,7 +15,6 @@ folder until the person switches model: its vectors came from it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from hindsight_desktop.config import default_cache_dir
 from hindsight_desktop.core.errors import ModelError
+from hindsight_desktop.core.model.checksum import sha256_file
 from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file, tokenizer_file
 from hindsight_desktop.core.store.private_files import private_bytes_writer, private_dir
 
@@ -33,14 +33,6 @@ CONVERTER_VERSION = "2"  # 2: the vocabulary moved to a sidecar file (e5_convert
 # A folder holding a pre-converted default model (for packagers, and for tests without freezing).
 BUNDLED_MODEL_ENV = "HINDSIGHT_BUNDLED_MODEL_DIR"
 BUNDLED_MODEL_SUBDIR = "models"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def checksum_file(model: Path) -> Path:

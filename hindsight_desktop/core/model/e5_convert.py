@@ -31,6 +31,7 @@ import numpy as np
 from hindsight_desktop.core.errors import ModelError
 from hindsight_desktop.core.model import unigram
 from hindsight_desktop.core.model.charsmap import build_charsmap
+from hindsight_desktop.core.model.checksum import sha256_file
 
 MODEL_NAME = "multilingual-e5-small"
 QUERY_PREFIX = "query: "
@@ -247,8 +248,6 @@ def _write_gguf(w: E5Weights, target: Path, describe_tokenizer: Callable[[Any], 
 def _version_1_model_id(w: E5Weights, target: Path) -> str:
     """The model id a version-1 conversion of these weights had (its file's stem and checksum), found by
     writing that file once to a temporary name. A few seconds, once per computer."""
-    from hindsight_desktop.core.model.default_model import sha256_file
-
     fd, tmp_name = tempfile.mkstemp(prefix=".version-1-", suffix=".gguf", dir=target.parent)
     os.close(fd)
     old = Path(tmp_name)

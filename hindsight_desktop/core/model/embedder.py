@@ -15,7 +15,8 @@ import numpy as np
 
 from hindsight_desktop.core.errors import InvalidInput, ModelError
 from hindsight_desktop.core.model import unigram
-from hindsight_desktop.core.model.default_model import ensure_default_model, sha256_file
+from hindsight_desktop.core.model.checksum import sha256_file
+from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.thread_choice import ThreadChooser
 
 # ggml's CPU threads come from OpenMP and meet at a barrier after every step of the model. Left to

@@ -16,7 +16,6 @@ the ids against a reference tokenizer and the source model.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import zipfile
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from hindsight_desktop.core.errors import ModelError
+from hindsight_desktop.core.model.checksum import sha256_file
 from hindsight_desktop.core.store.private_files import private_bytes_writer
 
 # GGUF keys of our own: the model's ids come from this module, reading the named sidecar file; and the
@@ -171,7 +171,7 @@ def save(path: Path, pieces: Sequence[bytes], scores: np.ndarray, kinds: Sequenc
     }
     with private_bytes_writer(path) as handle:
         np.savez(handle, **arrays)
-    digest = sha256_of(path)
+    digest = sha256_file(path)
     return digest
 
 
@@ -179,7 +179,7 @@ def load(path: Path, expected_sha256: str | None = None) -> UnigramTokenizer:
     """Read a sidecar written by `save`, refusing a missing, damaged or different file."""
     if not path.is_file():
         raise ModelError(f"the model's tokenizer file is missing: {path}")
-    if expected_sha256 and sha256_of(path) != expected_sha256:
+    if expected_sha256 and sha256_file(path) != expected_sha256:
         raise ModelError(f"the model's tokenizer file {path} does not belong to this model (checksum differs)")
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -217,7 +217,3 @@ def _key(piece: str) -> int:
     characters) and "来" (one two-byte character) hash alike: 485 such pairs in XLM-R's vocabulary.
     Mixing in the length tells them apart."""
     return hash(piece) ^ len(piece)
-
-
-def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
