@@ -110,6 +110,8 @@ def _spans(question: str) -> set[str]:
     substring of up to LONGEST_CJK_HEAD characters that holds one."""
     edges = [m.start() for m in re.finditer(r"\b", question)]
     spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1:] if b - a <= LONGEST_HEAD}
+    if question.isascii():
+        return spans
     for start in range(len(question)):
         for end in range(start + 1, min(len(question), start + LONGEST_CJK_HEAD) + 1):
             part = question[start:end]
