@@ -48,3 +48,18 @@ def test_moved_appointment_supersedes_and_recall_puts_the_new_time_first(engine,
     ids = [h.memory.id for h in hits]
     assert new.id in ids
     assert old.id not in ids or ids.index(new.id) < ids.index(old.id)
+
+
+def test_an_event_question_finds_the_event_it_names_among_many(engine) -> None:
+    """The statement is looked up by the question's own words, in English and in Chinese, and one
+    event's question does not bring another's."""
+    from hindsight_desktop.core.recall import fact_questions
+    from hindsight_desktop.core.store import memories
+
+    dentist = engine.write("My dentist appointment was moved to Friday at 3pm.", gate=False)
+    checkup = engine.write("体检改期了，从11月12日改到11月19日上午八点，地点不变。", gate=False)
+    engine.write("The team offsite is scheduled for March 3.", gate=False)
+    with engine.store.read() as db:
+        assert fact_questions.current_statements(db, "When is my dentist appointment?", None) \
+            == memories.rowids_of(db, [dentist.id])
+        assert fact_questions.current_statements(db, "年度体检到底是哪天？", None) == memories.rowids_of(db, [checkup.id])
