@@ -12,6 +12,7 @@ from datetime import datetime
 import apsw
 
 from hindsight_desktop.core.records import Entity
+from hindsight_desktop.core.store.values import marks
 from hindsight_desktop.core.store.visibility import visible_to
 
 KINDS = ("person", "place", "org", "date", "time", "number", "code", "email", "url", "phone")
@@ -77,7 +78,7 @@ def naming_dates(db: apsw.Connection, values: list[str], viewer: str | None) -> 
     """Rowids of the memories `viewer` may see that name one of the date values (such as a bare year)."""
     where, vis = visible_to(viewer)
     return [int(r) for (r,) in db.execute(
-        _DATES.format(where=where) + f"e.value IN ({','.join('?' * len(values))})", (*vis, *values))]
+        _DATES.format(where=where) + f"e.value IN ({marks(values)})", (*vis, *values))]
 
 
 def recent_sharing(db: apsw.Connection, value: str, kind: str, other_than: int, viewer: str | None,

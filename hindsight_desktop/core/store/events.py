@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import apsw
 
 from hindsight_desktop.core.records import Event, Memory
+from hindsight_desktop.core.store import values
 from hindsight_desktop.core.timeutil import from_db
 
 COLUMNS = "id, at, kind, memory_id, client, detail"
@@ -52,8 +53,6 @@ def recent(db: apsw.Connection, memory_id: str | None, limit: int) -> list[Event
 
 
 # ---- exports and imports, forget batches, purges --------------------------------------------------
-
-_PARAMS = 500  # SQLite caps the parameters of one statement
 
 
 class EventRow(NamedTuple):
@@ -111,8 +110,7 @@ def naming(db: apsw.Connection, ids: set[str]) -> dict[int, str]:
     """Event id -> detail JSON of every event whose detail mentions one of `ids`."""
     found: dict[int, str] = {}
     listed = sorted(ids)
-    for start in range(0, len(listed), _PARAMS):
-        chunk = listed[start:start + _PARAMS]
+    for chunk in values.chunks(listed):
         named = " OR ".join(["instr(detail, ?) > 0"] * len(chunk))
         found.update(db.execute(f"SELECT id, detail FROM events WHERE {named}", chunk))
     return found

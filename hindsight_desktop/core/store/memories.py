@@ -56,7 +56,7 @@ def memory_from_row(row: tuple) -> Memory:
 def load_memories(db: apsw.Connection, rowids: list[int]) -> dict[int, Memory]:
     if not rowids:
         return {}
-    marks = ",".join("?" * len(rowids))
+    marks = values.marks(rowids)
     rows = db.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE rowid IN ({marks})", rowids)
     return {row[0]: memory_from_row(row) for row in rows}
 
@@ -208,7 +208,7 @@ def statuses_visible(db: apsw.Connection, rowids: Iterable[int],
     visible, vis = visible_to(viewer)
     rows = db.execute(
         # NOT INDEXED: by rowid, never a walk through every active memory in the status index.
-        f"SELECT m.rowid, m.id, m.status FROM memories m NOT INDEXED WHERE m.rowid IN ({_marks(ids)}) AND {visible}",
+        f"SELECT m.rowid, m.id, m.status FROM memories m NOT INDEXED WHERE m.rowid IN ({values.marks(ids)}) AND {visible}",
         (*ids, *vis))
     return [(int(r), str(i), str(s)) for r, i, s in rows]
 
@@ -217,7 +217,7 @@ def contents(db: apsw.Connection, rowids: list[int]) -> dict[int, str]:
     """The text of each of `rowids` still stored."""
     if not rowids:
         return {}
-    rows = db.execute(f"SELECT rowid, content FROM memories NOT INDEXED WHERE rowid IN ({_marks(rowids)})", rowids)
+    rows = db.execute(f"SELECT rowid, content FROM memories NOT INDEXED WHERE rowid IN ({values.marks(rowids)})", rowids)
     return {int(r): str(c) for r, c in rows}
 
 
@@ -269,16 +269,15 @@ def session_before(db: apsw.Connection, session_id: str, other_than: str, occurr
 def rowids_of(db: apsw.Connection, ids: Iterable[str]) -> set[int]:
     """The rowids of those of the memory ids still stored."""
     wanted = list(ids)
-    return {int(r) for (r,) in db.execute(f"SELECT rowid FROM memories WHERE id IN ({_marks(wanted)})", wanted)}
+    return {int(r) for (r,) in db.execute(f"SELECT rowid FROM memories WHERE id IN ({values.marks(wanted)})", wanted)}
 
 
 def hidden_from(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]:
     """Those of `rowids` that are other clients' private memories."""
     hidden: set[int] = set()
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
+    for chunk in values.chunks(rowids):
         hidden.update(int(r) for (r,) in db.execute(
-            f"SELECT rowid FROM memories NOT INDEXED WHERE rowid IN ({_marks(chunk)}) "
+            f"SELECT rowid FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)}) "
             "AND scope = 'private' AND client != ?", (*chunk, viewer)))
     return hidden
 
@@ -288,12 +287,11 @@ def among(db: apsw.Connection, columns: str, rowids: list[int], where: str,
     """`columns` (over the table aliased m) of those of `rowids` that meet `where`."""
     found: list[tuple[Any, ...]] = []
     extra = tuple(args)
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
+    for chunk in values.chunks(rowids):
         # NOT INDEXED: look the rows up by rowid. Left to itself the planner may walk the status
         # index instead, every active memory of it (5-8 ms at 50k memories against 0.3 ms).
         found += db.execute(f"SELECT {columns} FROM memories m NOT INDEXED "
-                            f"WHERE m.rowid IN ({_marks(chunk)}) AND {where}", (*chunk, *extra)).fetchall()
+                            f"WHERE m.rowid IN ({values.marks(chunk)}) AND {where}", (*chunk, *extra)).fetchall()
     return found
 
 
@@ -309,10 +307,9 @@ def stating_any(db: apsw.Connection, fact_keys: list[str], viewer: str | None) -
     """(rowid, fact_key) of the active memories `viewer` may see that state one of `fact_keys`."""
     where, vis = visible_to(viewer)
     found: list[tuple[int, str]] = []
-    for start in range(0, len(fact_keys), 500):  # SQLite caps the parameters of one statement
-        chunk = fact_keys[start:start + 500]
+    for chunk in values.chunks(fact_keys):
         found += [(int(r), str(k)) for r, k in db.execute(
-            f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key IN ({_marks(chunk)}) "
+            f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key IN ({values.marks(chunk)}) "
             f"AND m.status = 'active' AND {where}", (*chunk, *vis))]
     return found
 
@@ -324,6 +321,3 @@ def occurred_between(db: apsw.Connection, start: str, end: str, viewer: str | No
         f"SELECT m.rowid FROM memories m WHERE m.occurred_at >= ? AND m.occurred_at < ? AND {where}",
         (start, end, *vis))]
 
-
-def _marks(items: list[Any]) -> str:
-    return ",".join("?" * len(items))

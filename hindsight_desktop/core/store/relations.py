@@ -159,7 +159,7 @@ def merged_or_derived(db: apsw.Connection, memory_id: str) -> list[Relative]:
 
 def strengths_touching(db: apsw.Connection, ids: list[str]) -> list[tuple[str, str, float]]:
     """(source, target, strength) of every link from or to one of `ids`, except `supersedes` links."""
-    marks = ",".join("?" * len(ids))
+    marks = values.marks(ids)
     rows = db.execute(
         f"SELECT source_id, target_id, strength FROM relations WHERE source_id IN ({marks}) "
         f"AND type != 'supersedes' UNION ALL SELECT source_id, target_id, strength FROM relations "

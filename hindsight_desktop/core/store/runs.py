@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import apsw
 
+from hindsight_desktop.core.store import values
 from hindsight_desktop.core.store.database import Store
 
 # The fields a report's list items may keep in storage: ids and scores (merges, supersessions,
@@ -61,8 +62,7 @@ def scrub_purged(db: apsw.Connection, ids: set[str]) -> int:
     found: dict[int, str] = dict(db.execute(
         "SELECT id, report FROM maintenance_runs WHERE report LIKE '%\"content\"%' OR report LIKE '%\"fact\"%'"))
     listed = sorted(ids)
-    for start in range(0, len(listed), 500):  # SQLite caps the parameters of one statement
-        chunk = listed[start:start + 500]
+    for chunk in values.chunks(listed):
         named = " OR ".join(["instr(report, ?) > 0"] * len(chunk))
         found.update(db.execute(f"SELECT id, report FROM maintenance_runs WHERE {named}", chunk))
     changed = 0

@@ -150,7 +150,7 @@ def changed_since(db: apsw.Connection, since: str, after: int) -> list[Changed]:
 
 def stated_facts(db: apsw.Connection, rowids: list[int]) -> list[StatedFact]:
     """Those of the memories still active and long-term, with their text and stored fact."""
-    marks = ",".join("?" * len(rowids))
+    marks = values.marks(rowids)
     return select(db, StatedFact, f"rowid IN ({marks}) AND status = 'active' AND layer != 'working'", rowids,
                   hint="NOT INDEXED")
 
@@ -179,7 +179,7 @@ def claims(db: apsw.Connection, key: str, group: str) -> list[Claim]:
 
 def occasions(db: apsw.Connection, rowids: list[int]) -> int:
     """Distinct occasions (sessions, or days for memories without a session) among the memories."""
-    marks = ",".join("?" * len(rowids))
+    marks = values.marks(rowids)
     return values.number(db, "SELECT count(DISTINCT coalesce(session_id, substr(occurred_at, 1, 10))) "
                          f"FROM memories WHERE rowid IN ({marks})", rowids)
 
@@ -246,7 +246,7 @@ def forget_matches(db: apsw.Connection, *, viewer: str | None, rowids: list[int]
     where, vis = visible_to(viewer)
     clauses, args = ["1", where], list[Any](vis)
     if rowids is not None:
-        clauses.append(f"m.rowid IN ({','.join('?' * len(rowids))})")
+        clauses.append(f"m.rowid IN ({values.marks(rowids)})")
         args.extend(rowids)
     for clause, value in (("m.occurred_at < ?", occurred_before), ("m.layer = ?", layer), ("m.type = ?", type),
                           ("m.importance < ?", below_importance), ("m.client = ?", written_by)):
@@ -302,10 +302,9 @@ def columns_after(db: apsw.Connection, filters: MemoryFilter | None, columns: tu
 def present(db: apsw.Connection, ids: list[str]) -> set[str]:
     """Those of the ids that name a stored memory."""
     found: set[str] = set()
-    for start in range(0, len(ids), 500):  # SQLite caps the parameters of one statement
-        chunk = ids[start:start + 500]
+    for chunk in values.chunks(ids):
         found.update(r for (r,) in db.execute(
-            f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+            f"SELECT id FROM memories WHERE id IN ({values.marks(chunk)})", chunk))
     return found
 
 

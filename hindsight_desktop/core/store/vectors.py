@@ -122,7 +122,7 @@ def stored_vectors(db: apsw.Connection, table: str, rowids: list[int]) -> list[t
     """(rowid, little-endian float32 bytes) of those rowids that have a vector in the vec0 `table`."""
     if not rowids:
         return []
-    marks = ",".join("?" * len(rowids))
+    marks = values.marks(rowids)
     return [(int(r), blob) for r, blob in db.execute(f"SELECT rowid, embedding FROM {table} WHERE rowid IN ({marks})",
                                                      rowids)]
 
@@ -148,10 +148,9 @@ def long_term_after(db: apsw.Connection, after: int, limit: int) -> list[tuple[i
 def long_term_texts(db: apsw.Connection, rowids: list[int]) -> list[tuple[int, str]]:
     """(rowid, content) of those of `rowids` that are long-term memories, by rowid (per chunk of 500)."""
     found: list[tuple[int, str]] = []
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start:start + 500]
+    for chunk in values.chunks(rowids):
         found += [(int(r), str(c)) for r, c in db.execute(
-            f"SELECT rowid, content FROM memories WHERE rowid IN ({','.join('?' * len(chunk))}) "
+            f"SELECT rowid, content FROM memories WHERE rowid IN ({values.marks(chunk)}) "
             f"AND {LONG_TERM} ORDER BY rowid", chunk)]
     return found
 
