@@ -9,8 +9,9 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - recall@1/5/10 overall and per category: a question counts as found at k when any of its gold ids
   (each one answers it) is among the first k results;
 - newer first: for changed facts, the share where the newer memory is listed and above the older;
-- nothing relevant: for unanswerable questions the share the search flags as nothing relevant, and
-  the share of answerable ones wrongly flagged. Read from memory_search's structured `nothing_relevant`
+- nothing relevant: for unanswerable questions (near misses: the person, the pet or the thing is
+  remembered, the asked detail is not) and for off-topic ones (nothing in memory is about it) the
+  share the search flags as nothing relevant, and the share of answerable ones wrongly flagged. Read from memory_search's structured `nothing_relevant`
   (an empty result list counts as flagged); n/a when the server reports no such flag.
 
 The set (written for this project, one person's life told over May-November 2026, two thirds in
@@ -18,7 +19,7 @@ Chinese): a memory is {id, text, occurred_at (ISO UTC), lang: zh|en|mixed}; a qu
 category, lang, gold (memory ids, any one answers; none for unanswerable), older (for changed facts:
 the superseded memory), asked_at, and for date questions calendar (true when it names a calendar
 month or holiday)}. Categories: paraphrase (few shared characters), keyword, en_about_zh,
-zh_about_en, changed, date, code (flight numbers, plates, order numbers, ids), unanswerable.
+zh_about_en, changed, date, code (flight numbers, plates, order numbers, ids), unanswerable, off_topic.
 
 Dates. The server takes "now" from the system clock and cannot be told another time, so the set is
 written against one reference time (every question's asked_at) and all dates are moved at run time
@@ -60,7 +61,9 @@ KS = (1, 5, 10)
 LIMIT = 10
 CLIENT = "zh-bench"
 LANGS = {"zh", "en", "mixed"}
-CATEGORIES = ("paraphrase", "keyword", "en_about_zh", "zh_about_en", "changed", "date", "code", "unanswerable")
+CATEGORIES = ("paraphrase", "keyword", "en_about_zh", "zh_about_en", "changed", "date", "code", "unanswerable",
+              "off_topic")
+NO_ANSWER = ("unanswerable", "off_topic")  # the categories whose questions memory cannot answer
 
 
 class DataError(ValueError):
@@ -154,8 +157,8 @@ def load_set(memories: Path = MEMORIES, questions: Path = QUESTIONS) -> EvalSet:
         unknown = [m for m in gold + older if m not in seen]
         if unknown:
             raise DataError(f"{where}: unknown memory ids {unknown}")
-        if (row["category"] == "unanswerable") != (not gold):
-            raise DataError(f"{where}: unanswerable questions, and only they, have no gold ids")
+        if (row["category"] in NO_ANSWER) != (not gold):
+            raise DataError(f"{where}: unanswerable and off-topic questions, and only they, have no gold ids")
         if row["category"] == "changed":
             if not older:
                 raise DataError(f"{where}: a changed-fact question needs the older memory's id in 'older'")
@@ -269,7 +272,7 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         per_cat[q["category"]].append(row)
 
     def recall(rows: list[dict[str, Any]]) -> dict[str, Any]:
-        answerable = [r for r in rows if r["category"] != "unanswerable"]
+        answerable = [r for r in rows if r["category"] not in NO_ANSWER]
         block: dict[str, Any] = {"n": len(answerable)}
         for k in KS:
             block[f"r@{k}"] = _share(sum(1 for r in answerable if r["rank"] and r["rank"] <= k), len(answerable))
@@ -278,7 +281,8 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
     changed = per_cat.get("changed", [])
     newer_first = sum(1 for r in changed if r["rank"] and (r["older_rank"] is None or r["rank"] < r["older_rank"]))
     unanswerable = per_cat.get("unanswerable", [])
-    answerable = [r for r in details if r["category"] != "unanswerable"]
+    off_topic = per_cat.get("off_topic", [])
+    answerable = [r for r in details if r["category"] not in NO_ANSWER]
     flags_known = all(r["flag"] is not None for r in details)
     languages = sorted({r["lang"] for r in details})
 
@@ -296,7 +300,7 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         "questions": len(details),
         "skipped": sorted(skipped),
         "overall": recall(details),
-        "by_category": {c: recall(per_cat[c]) for c in CATEGORIES if c in per_cat and c != "unanswerable"},
+        "by_category": {c: recall(per_cat[c]) for c in CATEGORIES if c in per_cat and c not in NO_ANSWER},
         "by_question_language": {lang: recall([r for r in details if r["lang"] == lang]) for lang in languages},
         "newer_first": _share(newer_first, len(changed)),
         "older_listed": _share(sum(1 for r in changed if r["older_rank"]), len(changed)),
@@ -309,6 +313,8 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
             "median_top_relevance": _median([r["top_relevance"] for r in unanswerable]),
             "median_top_confidence": _median([r["top_confidence"] for r in unanswerable]),
         },
+        "off_topic": {"n": len(off_topic), "flagged": flagged(off_topic),
+                      "median_top_confidence": _median([r["top_confidence"] for r in off_topic])},
         "answerable_median_top_relevance": _median([r["top_relevance"] for r in answerable if r["rank"] == 1]),
         "answerable_median_top_confidence": _median([r["top_confidence"] for r in answerable if r["rank"] == 1]),
         "write_ms_p50": _median(out.write_ms),
@@ -344,6 +350,9 @@ def print_report(report: dict[str, Any]) -> None:
     per_lang = ", ".join(f"{lang} {_fmt(v)}" for lang, v in un["flagged_by_language"].items())
     print(f"unanswerable flagged as nothing relevant: {_fmt(un['flagged'])} of {un['n']} ({per_lang});  "
           f"answerable wrongly flagged: {_fmt(un['answerable_wrongly_flagged'])}")
+    off = report["off_topic"]
+    if off["n"]:
+        print(f"off-topic flagged as nothing relevant: {_fmt(off['flagged'])} of {off['n']}")
     print(f"top-1 relevance, median: unanswerable {_fmt(un['median_top_relevance'])}, answerable hits "
           f"{_fmt(report['answerable_median_top_relevance'])};  confidence: unanswerable "
           f"{_fmt(un['median_top_confidence'])}, answerable hits {_fmt(report['answerable_median_top_confidence'])}")

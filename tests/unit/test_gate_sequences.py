@@ -88,6 +88,7 @@ def test_the_chinese_set_meets_its_brief():
     assert {f"2026-{n:02d}" for n in range(5, 12)} <= months
     count = {c: sum(q["category"] == c for q in questions) for c in zh.CATEGORIES}
     assert count["changed"] >= 8 and count["unanswerable"] >= 15 and count["zh_about_en"] >= 5
+    assert count["off_topic"] >= 10
     assert count["paraphrase"] == max(count.values())
     assert all(m["occurred"] < data.reference for m in mems)
 
@@ -119,7 +120,8 @@ def test_the_recall_figures_follow_the_answers(tmp_path: Path):
     asked = "2026-12-01T10:00:00Z"
     qs = [{"id": "q1", "text": "我现在住哪？", "category": "changed", "gold": ["m2"], "older": ["m1"], "asked_at": asked},
           {"id": "q2", "text": "宠物？", "category": "paraphrase", "gold": ["m3"], "asked_at": asked},
-          {"id": "q3", "text": "血型？", "category": "unanswerable", "gold": [], "asked_at": asked}]
+          {"id": "q3", "text": "血型？", "category": "unanswerable", "gold": [], "asked_at": asked},
+          {"id": "q4", "text": "火星上冷吗？", "category": "off_topic", "gold": [], "asked_at": asked}]
     questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
     data = zh.load_set(memories, questions)
     out = zh.Outcome()
@@ -128,12 +130,14 @@ def test_the_recall_figures_follow_the_answers(tmp_path: Path):
                   "m3": {"id": "c", "stored": False, "layer": "working"}}
     out.searches = {"q1": {"results": [{"id": "a"}, {"id": "b"}], "nothing_relevant": False},
                     "q2": {"results": [{"id": "a"}], "nothing_relevant": True},
-                    "q3": {"results": [{"id": "c"}], "nothing_relevant": True}}
+                    "q3": {"results": [{"id": "c"}], "nothing_relevant": True},
+                    "q4": {"results": [{"id": "a"}], "nothing_relevant": False}}
     report = zh.score(data, out, skipped=set())
     assert report["stored"] == round(2 / 3, 4)
     assert report["overall"] == {"n": 2, "r@1": 0.0, "r@5": 0.5, "r@10": 0.5}
     assert report["newer_first"] == 0.0 and report["older_listed"] == 1.0
     assert report["unanswerable"]["flagged"] == 1.0 and report["unanswerable"]["answerable_wrongly_flagged"] == 0.5
+    assert report["off_topic"] == {"n": 1, "flagged": 0.0, "median_top_confidence": None}
     del out.searches["q2"]["nothing_relevant"]  # a server without the flag: n/a, not a guess
     assert zh.score(data, out, skipped=set())["unanswerable"]["flagged"] is None
 
