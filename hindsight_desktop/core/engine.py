@@ -175,7 +175,7 @@ class MemoryEngine:
         hits = self._with_models(lambda: recall(self.parts, q, self.recall_weights))
         if log:  # queued, not written: a search never waits for the file's write lock (access_stats.py)
             self._access.record(SearchRecord(
-                ids=tuple(h.memory.id for h in hits), at=self.clock(), client=client or PERSON, deep=q.deep,
+                ids=tuple(h.memory.id for h in hits if h.evidenced), at=self.clock(), client=client or PERSON, deep=q.deep,
                 mode=q.mode, policy=MaintenancePolicy.from_settings(self.settings)))
         return SearchResult(query=q.text, hits=hits)
 

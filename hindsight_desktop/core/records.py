@@ -93,6 +93,9 @@ class SearchHit:
     scores: dict[str, float] = field(default_factory=dict)  # per-signal breakdown ("why")
     rank: int = 0
     confidence: float = 0.0  # how likely it answers the question (confidence.py), 0-1
+    # False for a memory listed only as one of the nearest in meaning, below the evidence floor
+    # (recall/hybrid.py NEAREST_KEPT): shown, but not counted as a use or as a search that found something.
+    evidenced: bool = True
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         m = self.memory

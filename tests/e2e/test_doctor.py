@@ -72,7 +72,8 @@ def test_why_explains_a_normal_hit_with_its_rank(engine):
     engine.write("I prefer window seats on long flights.", explicit=True)
     why = why_not_recalled(engine, "where does Priya live?", fact.id)
     assert why.exists and why.recalled and why.rank == 1 and why.verdict.startswith("recalled: rank 1")
-    assert "priya" in why.matched_terms and why.vector_models and why.similarity > 0.3
+    floor = engine.current_parts().calibration.evidence_floor("en")
+    assert "priya" in why.matched_terms and why.vector_models and why.similarity > floor
     assert {"vector", "keyword", "recency", "importance"} <= set(why.scores)
     assert engine.stats()["searches"] == 0  # diagnosing is not a recall: the hit rate stays honest
 
@@ -104,7 +105,7 @@ def test_why_explains_a_superseded_memory(engine, clock):
 
 def test_why_explains_a_miss_and_an_unknown_id(engine):
     fact = engine.write("My sister Priya lives in Toronto.", explicit=True)
-    why = why_not_recalled(engine, "favourite pizza topping", fact.id)
+    why = why_not_recalled(engine, "how do I bake sourdough bread", fact.id)
     assert why.rank is None and not why.matched_terms
     assert "no keyword match and low similarity" in why.verdict and "add the words" in why.fix
     missing = why_not_recalled(engine, "anything", "mem_nope")

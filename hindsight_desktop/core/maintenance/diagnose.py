@@ -163,6 +163,7 @@ class Explanation:
     similarity: float | None = None
     deep: bool = False  # ranked in a deep search (archived memories are only found that way)
     rank: int | None = None
+    nearest_rank: int | None = None  # listed only as one of the nearest in meaning (no evidence: not a find)
     relevance: float | None = None
     scores: dict[str, float] = field(default_factory=dict)
     results: int = 0
@@ -188,12 +189,13 @@ def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explan
         ex.keyword_indexed, ex.matched_terms = _keyword_evidence(db, rowid, ex.terms)
         stored = parts.vectors.vectors(db, [rowid]).get(rowid)
     if stored is not None and ex.vector_models:
-        ex.similarity = round(float(np.dot(stored, parts.embed([text], "query")[0])), 4)
+        question = parts.centred_question(parts.embed([text], "query")[0], dominant_language(text))
+        ex.similarity = round(float(np.dot(stored, question)), 4)
     if memory.layer != "working":  # working memory is never a candidate: no search needed to know
         _rank(engine, ex)
-    # Recall's floor for a candidate with only vector evidence, for this question's and memory's languages.
+    # Recall's floor for a candidate with only vector evidence, for this question's language.
     scale = parts.calibration
-    floor = scale.evidence_floor(dominant_language(text), dominant_language(memory.content))
+    floor = scale.evidence_floor(dominant_language(text))
     return _judge(ex, floor)
 
 
@@ -221,7 +223,10 @@ def _rank(engine: MemoryEngine, ex: Explanation) -> None:
     ex.results = len(result.hits)
     for hit in result.hits:
         if hit.memory.id == ex.memory_id:
-            ex.rank, ex.relevance, ex.scores = hit.rank, round(hit.relevance, 4), dict(hit.scores)
+            if hit.evidenced:
+                ex.rank, ex.relevance, ex.scores = hit.rank, round(hit.relevance, 4), dict(hit.scores)
+            else:
+                ex.nearest_rank = hit.rank
             break
     ex.recalled = not ex.deep and ex.rank is not None and ex.rank <= DEFAULT_LIMIT
 
@@ -270,8 +275,10 @@ def _ranking_verdict(ex: Explanation, superseded: str, min_similarity: float) ->
                 "importance" + restore)
     similarity = ex.similarity if ex.similarity is not None else 0.0
     if not ex.matched_terms and similarity < min_similarity:
+        listed = (f" (listed at rank {ex.nearest_rank} only as one of the nearest in meaning, which does not "
+                  "count as found)" if ex.nearest_rank else "")
         return (superseded + f"no keyword match and low similarity ({similarity:.2f}, below {min_similarity:.2f}): "
-                "the query shares neither words nor meaning with it",
+                "the query shares neither words nor meaning with it" + listed,
                 "add the words you search with to the memory (edit it), or search with words it contains" + restore)
     return (superseded + f"outranked: {ex.results} other memories scored higher",
             "search with more specific words, or pin it / raise its importance" + restore)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from hindsight_desktop.config import Settings
 from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.errors import HindsightError, ModelError
@@ -180,11 +182,28 @@ def _parts(store: Store, settings: Settings, clock: Callable[[], datetime], stat
     scorer.warm()  # the prototypes are embedded here, never inside a write transaction
     # Parts.vectors is typed VectorIndex; a SwitchingIndex offers the same methods over joint vectors.
     parts = Parts(store=store, vectors=vectors, embed=embed, scorer=scorer,  # type: ignore[arg-type]
-                  settings=settings, clock=clock, model_id=state.active.model_id, calibration=scale)
+                  settings=settings, clock=clock, model_id=state.active.model_id, calibration=scale,
+                  question_centres=_question_centres(store, state, active, target, scale))
     parts.extra["state"] = state
     parts.extra["embedders"] = {row.num: e for row, e in ((state.active, active), (state.target, target))
                                 if row is not None and e is not None}
     return parts
+
+
+def _question_centres(store: Store, state: models.SpaceState, active: Embedder | None, target: Embedder | None,
+                      scale: calibration.Calibration) -> dict[str, np.ndarray]:
+    """Each language's average question, laid out like the vectors recall compares: one model's, or
+    during a switch [new | old], each half centred with its own model's average (zeros for a model
+    this process cannot load: its half of every question is zeros already)."""
+    if state.switch is None or state.target is None:
+        return {lang: scale.centre(lang) for lang in calibration.SCRIPTS}
+    assert state.active is not None
+    halves = []
+    for embedder, dim in ((target, state.target.dim), (active, state.active.dim)):
+        own = _calibration(store, embedder) if embedder is not None else None
+        halves.append({lang: own.centre(lang) if own is not None else np.zeros(dim, np.float32)
+                       for lang in calibration.SCRIPTS})
+    return {lang: np.concatenate([halves[0][lang], halves[1][lang]]) for lang in calibration.SCRIPTS}
 
 
 def _calibration(store: Store, embedder: Embedder) -> calibration.Calibration:
