@@ -68,12 +68,11 @@ class Parts:
     clock: Callable[[], datetime]
     model_id: str
     calibration: Calibration  # the score scale of the model new text is embedded with
-    extra: dict = field(default_factory=dict)
     # The average question per language, shaped like `embed`'s vectors (two models' during a switch):
-    # recall subtracts it from a question before comparing (calibration.py). Empty: compare as is.
-    question_centres: dict[str, np.ndarray] = field(default_factory=dict)
+    # recall subtracts it from a question before comparing, as `calibration` was measured (calibration.py).
+    question_centres: dict[str, np.ndarray]
+    extra: dict = field(default_factory=dict)
 
     def centred_question(self, vector: np.ndarray, asked: str) -> np.ndarray:
         """The question vector as recall compares it with memories: less the average question."""
-        centre = self.question_centres.get(self.calibration.script(asked))
-        return vector if centre is None else np.asarray(vector, dtype=np.float32) - centre
+        return np.asarray(vector, dtype=np.float32) - self.question_centres[self.calibration.script(asked)]
