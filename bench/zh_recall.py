@@ -11,8 +11,9 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - newer first: for changed facts, the share where the newer memory is listed and above the older;
 - nothing relevant: for unanswerable questions (near misses: the person, the pet or the thing is
   remembered, the asked detail is not) and for off-topic ones (nothing in memory is about it) the
-  share the search flags as nothing relevant, and the share of answerable ones wrongly flagged. Read from memory_search's structured `nothing_relevant`
-  (an empty result list counts as flagged); n/a when the server reports no such flag.
+  share the search flags as nothing relevant, and the share of answerable ones wrongly flagged.
+  Read from memory_search's structured `nothing_relevant` (an empty result list counts as flagged);
+  n/a when the server reports no such flag.
 
 The set (written for this project, one person's life told over May-November 2026, two thirds in
 Chinese): a memory is {id, text, occurred_at (ISO UTC), lang: zh|en|mixed}; a question is {id, text,
