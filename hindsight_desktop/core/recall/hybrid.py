@@ -61,9 +61,9 @@ class RecallWeights:
     # `repeat` per unit of the excess.
     repeat: float = 0.30
     repeat_above: float = 0.57
-    # With no keyword, entity or link evidence, a candidate must be at least as close to the question as
-    # halfway from where off-topic text reaches to where answers land (calibration.evidence_floor), else
-    # it is noise: returning it would make every search "find" something and hide misses from the hit rate.
+    # With no keyword, entity or link evidence, a candidate must be close enough to the question to be as
+    # likely an answer as not (calibration.evidence_floor), else it is noise: returning it would make every
+    # search "find" something and hide misses from the hit rate (NEAREST_KEPT's few are listed, not counted).
 
 
 @dataclass
