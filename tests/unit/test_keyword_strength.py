@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from support.store import insert_indexed
+
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.store.database import Store
-from hindsight_desktop.core.timeutil import to_db
 
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)
 LIFE = [
@@ -26,22 +27,18 @@ LIFE = [
 def _index(tmp_path, texts: list[str]) -> Store:
     store = Store(tmp_path / "memory.sqlite3")
     with store.write() as db:
-        for i, text in enumerate(texts):
-            db.execute(
-                "INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, occurred_at, "
-                "updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'test', 'shared', ?, ?, ?, ?)",
-                (f"m{i}", text, to_db(WHEN), to_db(WHEN), to_db(WHEN), f"h{i}"))
-            keyword.add(db, db.last_insert_rowid(), text, [], WHEN)
+        for text in texts:
+            insert_indexed(db, text, WHEN)
     return store
 
 
 def test_full_match_score_tells_a_whole_match_from_a_stray_one(tmp_path) -> None:
     store = _index(tmp_path, [*LIFE, "朵朵的钢琴老师姓吴，每周三晚上上课。"])
     with store.read() as db:
-        full = keyword.full_match_score(db, "朵朵的钢琴老师姓什么？", len(LIFE) + 1)
+        full = keyword.full_match_score(db, keyword.query_terms("朵朵的钢琴老师姓什么？"), len(LIFE) + 1)
         hits = dict(keyword.search(db, "朵朵的钢琴老师姓什么？", 10))
         stray = dict(keyword.search(db, "孩子现在多大了？", 10))  # shares "在多", "现在" with others
-        stray_full = keyword.full_match_score(db, "孩子现在多大了？", len(LIFE) + 1)
+        stray_full = keyword.full_match_score(db, keyword.query_terms("孩子现在多大了？"), len(LIFE) + 1)
     assert full > 0 and stray_full > 0
     assert hits[len(LIFE) + 1] >= 0.5 * full  # the memory that holds the question's words
     assert max(stray.values()) < 0.5 * stray_full  # nothing holds "孩子" or "多大": only stray pieces

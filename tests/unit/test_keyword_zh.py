@@ -6,24 +6,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from support.store import insert_indexed
+
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.store.database import MIGRATIONS, Store
-from hindsight_desktop.core.timeutil import to_db
-
-
-def _insert(db, content: str, occurred: datetime, old_style: bool = False) -> int:
-    db.execute(
-        "INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, occurred_at, "
-        "updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'test', 'shared', ?, ?, ?, ?)",
-        (f"m{abs(hash(content))}", content, to_db(occurred), to_db(occurred), to_db(occurred), str(hash(content))))
-    rowid = db.last_insert_rowid()
-    if old_style:  # the words index as schema 5 wrote it: the text and its character pairs only
-        body = "\n".join([content, " ".join(keyword.cjk_pairs(content))])
-        db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, body))
-        db.execute("INSERT INTO fts_trigram (rowid, body) VALUES (?, ?)", (rowid, content))
-    else:
-        keyword.add(db, rowid, content, [], occurred)
-    return rowid
 
 
 def _matches(db, term: str) -> set[int]:
@@ -35,8 +21,8 @@ def test_single_character_words_and_dictionary_words_match(tmp_path) -> None:
     store = Store(tmp_path / "m.db")
     when = datetime(2026, 5, 1, tzinfo=UTC)
     with store.write() as db:
-        car = _insert(db, "我的车是一辆白色的特斯拉", when)
-        tea = _insert(db, "我不喝咖啡，只喝绿茶和乌龙茶", when)
+        car = insert_indexed(db, "我的车是一辆白色的特斯拉", when)
+        tea = insert_indexed(db, "我不喝咖啡，只喝绿茶和乌龙茶", when)
         hits = dict(keyword.search(db, "我开的什么车？", 10))
         assert car in hits and tea not in hits
         assert tea in dict(keyword.search(db, "我喝什么茶", 10))
@@ -48,8 +34,8 @@ def test_migration_reindexes_chinese_memories(tmp_path) -> None:
     store = Store(path)
     when = datetime(2026, 5, 1, tzinfo=UTC)
     with store.write() as db:
-        zh = _insert(db, "我养了一只橘猫，名字叫胖虎。", when, old_style=True)
-        en = _insert(db, "Bought a new bike for the commute.", when, old_style=True)
+        zh = insert_indexed(db, "我养了一只橘猫，名字叫胖虎。", when, old_style=True)
+        en = insert_indexed(db, "Bought a new bike for the commute.", when, old_style=True)
         assert _matches(db, "猫") == set()  # schema 5 had no single characters
         db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
     store.close()

@@ -153,8 +153,9 @@ def _word_hits(db: apsw.Connection, terms: list[str], k: int) -> list[tuple[int,
     return [(int(rowid), -float(score)) for rowid, score in rows]
 
 
-def full_match_score(db: apsw.Connection, query: str, total: int) -> float:
-    """The BM25 score a memory of average length would get for holding each of the query's terms once:
+def full_match_score(db: apsw.Connection, terms: list[str], total: int) -> float:
+    """The BM25 score a memory of average length would get for holding each of the terms once (a query's,
+    from `query_terms`):
     the sum of the terms' IDF, as FTS5's bm25 computes it over `total` memories.
 
     A search's best keyword score says how well the best memory matched, not whether that was much:
@@ -163,7 +164,7 @@ def full_match_score(db: apsw.Connection, query: str, total: int) -> float:
     memories costs about 0.1 ms at 100k memories; the search itself, about 12 ms.
     """
     score = 0.0
-    for term in query_terms(query):
+    for term in terms:
         n = values.number(db, "SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (quote(term),))
         score += max(1e-6, math.log((total - n + 0.5) / (n + 0.5)))  # bm25's IDF, floored as FTS5 does
     return score

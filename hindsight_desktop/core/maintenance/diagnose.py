@@ -188,14 +188,15 @@ def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explan
         ex.terms = keyword.query_terms(text)
         ex.keyword_indexed, ex.matched_terms = _keyword_evidence(db, rowid, ex.terms)
         stored = parts.vectors.vectors(db, [rowid]).get(rowid)
+    asked = dominant_language(text)
     if stored is not None and ex.vector_models:
-        question = parts.centred_question(parts.embed([text], "query")[0], dominant_language(text))
+        question = parts.centred_question(parts.embed([text], "query")[0], asked)
         ex.similarity = round(float(np.dot(stored, question)), 4)
     if memory.layer != "working":  # working memory is never a candidate: no search needed to know
         _rank(engine, ex)
     # Recall's floor for a candidate with only vector evidence, for this question's language.
     scale = parts.calibration
-    floor = scale.evidence_floor(dominant_language(text))
+    floor = scale.evidence_floor(asked)
     return _judge(ex, floor)
 
 

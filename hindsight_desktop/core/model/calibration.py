@@ -139,7 +139,7 @@ class Calibration:
     # written out as decimals, its thousands of digits would hold any short number by chance (a PIN
     # the redaction kept out of the file would seem to be in it).
     question_centre: dict[str, str]
-    # Similarities of a centred question (`centred`) to memories, per question language:
+    # Similarities of a centred question (question - `centre`) to memories, per question language:
     answer: dict[str, float]          # median when the memory answers the question
     off_topic: dict[str, float]       # median when it does not
     # P(answers | similarity) = 1 / (1 + exp(-(slope * similarity + bias))), fitted to the probe
@@ -160,12 +160,9 @@ class Calibration:
         return 1.0 - self.novelty(cosine, lang)
 
     def centre(self, asked: str) -> np.ndarray:
-        """The average question of the question's language, to subtract from it (module docstring)."""
+        """The average question of the question's language, which recall subtracts from the question
+        (Parts.centred_question; module docstring)."""
         return np.frombuffer(base64.b64decode(self.question_centre[self.script(asked)]), dtype="<f4")
-
-    def centred(self, question: np.ndarray, asked: str) -> np.ndarray:
-        """The question vector recall compares with memories: its own less the average question's."""
-        return np.asarray(question, dtype=np.float32) - self.centre(asked)
 
     def relevance(self, similarity: float, asked: str = "en") -> float:
         """A centred question's similarity to a memory on a common scale: 0 at the off-topic level,
@@ -215,8 +212,9 @@ class Calibration:
 def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
     """Embed the probe set with `embed(texts, kind)` and read off the model's scale."""
     unrelated, separation = {}, {}
+    passages: dict[str, np.ndarray] = {}  # the unrelated sentences, also the answers to QUESTIONS
     for script in SCRIPTS:
-        plain = _unit(embed(UNRELATED[script], "passage"))
+        plain = passages[script] = _unit(embed(UNRELATED[script], "passage"))
         pairs = PARAPHRASES[script]
         left = _unit(embed([a for a, _ in pairs], "passage"))
         right = _unit(embed([b for _, b in pairs], "passage"))
@@ -224,7 +222,6 @@ def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
         unrelated[script] = float(np.median(off))
         pool = np.vstack([right, plain])  # each left sentence must find its own right one first
         separation[script] = float(np.mean(np.argmax(left @ pool.T, axis=1) == np.arange(len(pairs))))
-    passages = {s: _unit(embed(UNRELATED[s], "passage")) for s in SCRIPTS}
     centre: dict[str, str] = {}
     answer, off_topic, slope, bias = {}, {}, {}, {}
     for asked in SCRIPTS:

@@ -121,6 +121,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in entities.EXACT and e.kind != "date"}
     periods = dates.question_periods(q.text, now) if q.mode == "hybrid" else []
     kw_text = dates.without_dates(q.text, now)
+    terms = keyword.query_terms(kw_text)  # for the full-match score and each result's shared words
     # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
     pool = max(CANDIDATE_POOL, q.limit * 2)
     with parts.store.read() as db:
@@ -146,7 +147,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             _fill_missing_similarity(parts, db, cands, vec_hits, qvec)
         top_kw = max(kw_hits.values(), default=0.0)
         if kw_hits:
-            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, kw_text, memories.max_rowid(db)))
+            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, memories.max_rowid(db)))
         top_cross = max(cross_hits.values(), default=0.0)
         for c in cands.values():
             c.similarity = vec_hits.get(c.rowid, c.similarity)
@@ -173,10 +174,10 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
     hits = [SearchHit(memory=loaded[r.cand.rowid], relevance=r.relevance, scores=_explain(r),
                       evidenced=r.cand.rowid not in fillers) for r in ranked]
-    terms = set(keyword.query_terms(kw_text))
+    asked_terms = set(terms)
     for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
         hit.rank = i
-        shared = len(terms & set(keyword.query_terms(hit.memory.content))) / len(terms) if terms else 0.0
+        shared = len(asked_terms & set(keyword.query_terms(hit.memory.content))) / len(asked_terms) if asked_terms else 0.0
         hit.confidence = confidence(r.cand.similarity if qvec is not None else None, r.cand.entity, shared,
                                     parts.calibration, asked)
     return hits
