@@ -230,10 +230,12 @@ class MemoryEngine:
     def edit(self, memory_id: str, *, client: str = PERSON, content: str | None = None,
              type: str | None = None, importance: float | None = None, pinned: bool | None = None,
              summary: str | None = None) -> Memory:
-        """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed."""
+        """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed. The person
+        may edit any memory; any other client only what it wrote itself."""
         changes = editing.requested(self.settings.redact_personal_ids, content=content, type=type,
                                     importance=importance, pinned=pinned, summary=summary)
-        return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock()))
+        owner = None if client == PERSON else client
+        return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock(), owner))
 
     def forget(self, *, ids: builtins.list[str] | str | None = None, older_than_days: float | None = None,
                layer: str | None = None, type: str | None = None, below_importance: float | None = None,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.records import LAYERS, SCOPES, STATUSES
-from hindsight_desktop.core.timeutil import parse_when
+from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_QUERY_CHARS = 4000
@@ -18,6 +18,10 @@ MAX_METADATA_BYTES = 16 * 1024
 MAX_LIST_ITEMS = 100  # ids, types or layers in one assistant's call: more is a runaway loop, not a request
 MAX_IDS = 10_000  # ids in one engine call: the person may select a long stretch of the timeline
 MAX_ID_CHARS = 100
+# How far ahead of now a memory's time may be: clocks and time zones disagree by hours, but a memory
+# records what happened (a history import is in the past); a later date would rank first and win every
+# contradiction for as long as the file lives.
+MAX_AHEAD = timedelta(days=1)
 MAX_DAYS = 200 * 366  # a day count beyond two centuries cannot select anything, and overflows date arithmetic
 
 
@@ -182,3 +186,25 @@ def batch_id(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("batch must be the batch id of a forget receipt")
     return value.strip()
+
+
+def not_ahead(value: datetime, now: datetime, field: str) -> datetime:
+    """`value`, or InvalidInput naming `field` when it is more than MAX_AHEAD after `now`."""
+    if value - now > MAX_AHEAD:
+        raise InvalidInput(f"{field} {to_db(value)} is more than a day ahead of now ({to_db(now)}); a memory "
+                           "records what happened: give the time it happened, or leave it out for now")
+    return value
+
+
+# A memory record's times that say when something was (an expiry is in the future by nature).
+RECORD_TIMES = ("created_at", "occurred_at", "updated_at", "last_accessed_at", "reviewed_at")
+
+
+def record_times(records: list[dict[str, Any]], now: datetime) -> None:
+    """InvalidInput, naming the memory and the field, when a record (times in the database form, as
+    an import reads them) has a time more than MAX_AHEAD after `now`."""
+    for record in records:
+        for name in RECORD_TIMES:
+            when = record.get(name)
+            if isinstance(when, str):
+                not_ahead(from_db(when), now, f"memory {record.get('id')!r}: {name}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from hindsight_desktop.core.errors import InvalidInput, NotFound
@@ -92,3 +94,63 @@ def test_maintenance_archives_faded_merges_and_repairs(engine, clock):
     with pytest.raises(NotFound, match="no memory"):
         engine.get(working)
     assert engine.events()[0].kind == "reflect"
+
+
+# ---- forget by query takes only what a memory says (issue 17 §4) --------------------------------
+
+def test_forget_by_query_follows_the_text_never_the_terms_the_index_adds(engine):
+    dated = [engine.write(text, gate=False, occurred_at="2025-12-05T10:00:00Z").id for text in (
+        "Dinner with Sam at the noodle bar.", "我们去了哈尔滨看冰灯。", "Flight CA981 left on time.")]
+    says = engine.write("We plan a ski trip in December.", gate=False, occurred_at="2025-06-01T10:00:00Z").id
+    # The index holds every memory's date in words ("5 December 2025") and entity values ("ca981"):
+    # neither is anything the memory says.
+    assert engine.forget(query="December", client="mallory", sees_all=False).forgotten == [says]
+    assert engine.forget(query="5 December 2025").forgotten == []
+    assert all(engine.get(mid).status == "active" for mid in dated)
+    # What the text does say is still found, Chinese words included.
+    assert engine.forget(query="哈尔滨").forgotten == [dated[1]]
+    assert engine.forget(query="CA981").forgotten == [dated[2]]
+
+
+# ---- what a forgotten successor leaves behind (issue 17 §2) --------------------------------------
+
+def _moved(engine, clock) -> tuple[str, str]:
+    old = engine.write("I live in Berlin.").id
+    clock.advance(days=10)
+    new = engine.write("I live in Tokyo.", client="mallory").id
+    assert engine.get(old).superseded_by == new
+    return old, new
+
+
+def test_forgetting_a_successor_makes_what_it_replaced_current_until_it_returns(engine, clock):
+    old, new = _moved(engine, clock)
+    receipt = engine.forget(ids=new, client="mallory", sees_all=False)
+    back = engine.get(old)
+    assert back.status == "active" and back.superseded_by is None
+    revived = engine.events(old)[0]
+    assert (revived.kind, revived.detail["from"], revived.detail["successor"]) == ("restore", "superseded", new)
+    # Undoing the forget puts the successor back in its place, and the older statement under it again.
+    engine.undo_forget(receipt.batch)
+    assert engine.get(new).status == "active" and engine.get(old).superseded_by == new
+    # So does restoring it by id.
+    engine.forget(ids=new)
+    assert engine.get(old).status == "active"
+    engine.restore(new)
+    assert engine.get(new).status == "active" and engine.get(old).status == "superseded"
+    assert engine.get(old).superseded_by == new
+
+
+def test_what_a_forgotten_successor_replaced_stays_under_a_statement_that_still_stands(engine, clock):
+    old, new = _moved(engine, clock)
+    # History arriving later: older than Tokyo (so it gives way to it), newer than Berlin.
+    between = engine.write("I live in Paris.", occurred_at=clock.now - timedelta(days=5)).id
+    assert engine.get(between).superseded_by == new
+    engine.forget(ids=new)
+    assert engine.get(between).status == "active"
+    assert engine.get(old).status == "superseded" and engine.get(old).superseded_by == between
+
+
+def test_restoring_a_superseded_memory_by_hand_keeps_it_current(engine, clock):
+    old, new = _moved(engine, clock)
+    engine.restore(old)  # the person says the old statement holds: it is not superseded again at once
+    assert engine.get(old).status == "active" and engine.get(new).status == "active"

@@ -96,14 +96,16 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     assert MARK_CN.encode("utf-8") not in raw and "翡翠".encode() not in raw
     for rowid, blob in vectors.items():
         assert not [w for w in _windows(blob) if w in raw], f"vector of rowid {rowid} left in the file"
-    # Nothing the rows kept names them either, and the memory that gave way to the place stays.
+    # Nothing the rows kept names them either.
     db = engine.store.db
     for memory_id in (*purged, *copies):
         assert db.execute("SELECT count(*) FROM events WHERE instr(detail, ?) > 0 OR memory_id = ? "
                           "AND kind != 'purge'", (memory_id, memory_id)).fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM maintenance_runs WHERE instr(report, ?) > 0",
                           (memory_id,)).fetchone()[0] == 0
-    assert engine.get(ids["lisbon"]).status == "superseded"  # the older statement itself stays
+    # The older statement the place had superseded stays, and is current again (nothing else replaces it).
+    lisbon = engine.get(ids["lisbon"])
+    assert lisbon.status == "active" and lisbon.superseded_by is None and receipt.removed["reactivated"] >= 1
     # This process's caches forgot them at once, codes and all.
     for index in switching.indexes(engine.parts.vectors):
         cache = index.cache

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from hindsight_desktop.core.errors import InvalidInput, PausedError
@@ -144,3 +146,64 @@ def test_a_near_copy_with_another_name_or_number_is_not_a_duplicate(engine):
     again = engine.write("Alex noted that invoice 107 is due on the 11th!", client="desk-a", importance=0.8)
     assert len({first.id, other_name.id, other_number.id}) == 3
     assert again.id == first.id  # the same statement again reinforces the memory
+
+
+# ---- what a write may change of what others wrote (issue 17 §2) -----------------------------------
+
+def test_a_write_supersedes_only_inside_its_own_privacy_group(engine, clock):
+    person = engine.write("I live in Berlin.").id  # the person's own shared fact (CLI)
+    mine = engine.write("I live in Rome.", client="mallory", scope="private").id
+    clock.advance(days=1)
+    private = engine.write("I live in Tokyo.", client="mallory", scope="private")
+    # A private statement replaces only its writer's private statements: the shared fact stays current.
+    assert private.supersedes == [mine]
+    assert engine.get(person).status == "active" and engine.get(person).superseded_by is None
+    clock.advance(days=1)
+    shared = engine.write("I live in Paris.", client="victim")
+    # A shared statement replaces the shared one, never a client's private one.
+    assert shared.supersedes == [person]
+    assert engine.get(private.id).status == "active"
+    # An older private statement arriving later is judged against its own group only.
+    late = engine.write("I live in Oslo.", client="victim", scope="private", occurred_at="2020-01-01T00:00:00Z")
+    assert late.supersedes == [] and engine.get(late.id).status == "active"
+    assert engine.get(shared.id).status == "active"
+
+
+def test_a_timestamp_far_ahead_is_refused_and_a_near_one_never_wins(engine, clock):
+    with pytest.raises(InvalidInput, match=r"timestamp 2199-12-31.* more than a day ahead"):
+        engine.write("I live in Lima.", client="mallory", occurred_at="2199-12-31T00:00:00Z")
+    assert count(engine) == 0
+    # Within the day's slack (clocks and zones differ) it is stored, but counts as made when written:
+    # the person's statement an hour later is the newer one.
+    ahead = engine.write("I live in Quito.", client="mallory", occurred_at=clock.now + timedelta(hours=20)).id
+    clock.advance(hours=1)
+    later = engine.write("I live in Paris.")
+    assert later.supersedes == [ahead] and engine.get(ahead).superseded_by == later.id
+
+
+def test_recency_counts_from_no_later_than_the_write(engine, clock):
+    honest = engine.write("Remember: the heron nests by the north pond.", client="a", gate=False).id
+    ahead = engine.write("Remember: the heron feeds by the south pond.", client="a", gate=False,
+                         occurred_at=clock.now + timedelta(hours=23)).id
+    clock.advance(days=30)
+    scores = {h.memory.id: h.scores for h in engine.search("heron pond", log=False).hits}
+    assert scores[ahead]["recency"] == pytest.approx(scores[honest]["recency"], abs=1e-3)
+    assert scores[ahead]["recency"] < 0.9
+
+
+def test_a_repeat_by_another_writer_changes_nothing_it_did_not_write(engine):
+    first = engine.write("My daughter Emma plays the cello.", client="a", type="fact", importance=0.4,
+                         metadata={"source": "a"})
+    before = engine.get(first.id)
+    again = engine.write("My daughter Emma plays the cello.", client="b", type="instruction", importance=1.0,
+                         metadata={"verified": False, "note": "call b instead"})
+    assert again.duplicate_of == first.id
+    after = engine.get(first.id)
+    assert (after.content, after.metadata, after.importance, after.type, after.client, after.scope) == (
+        before.content, before.metadata, before.importance, before.type, before.client, before.scope)
+    assert after.access_count == before.access_count + 1  # the repeat still counts as evidence of use
+    repeat = engine.events(first.id)[0]
+    assert (repeat.kind, repeat.client, repeat.detail) == ("reinforce", "b", {"repeated_by": "b", "writer": "a"})
+    # Its own writer may still add to it, as before.
+    engine.write("My daughter Emma plays the cello.", client="a", metadata={"teacher": "Ms Ito"})
+    assert engine.get(first.id).metadata == {"source": "a", "teacher": "Ms Ito"}

@@ -4,7 +4,8 @@ The write path supersedes an older statement when a newer one arrives, but memor
 active later without passing through it (an edit changes the text, a restore brings one back, an
 import restores records as they were). This pass first refreshes the fact key of memories changed
 since its last run, then resolves every group of active statements that disagree: the newest
-statement (by when it happened) wins, the others are superseded and point to it. Nothing is deleted.
+statement (by when it was made: store/supersession.py) wins, the others are superseded and point to
+it. Nothing is deleted.
 
 Groups never cross a privacy boundary: shared memories form one group per fact; a client's private
 memories are only compared with each other.
@@ -17,9 +18,8 @@ from collections.abc import Iterator
 import apsw
 
 from hindsight_desktop.core.maintenance.passes import RunContext
-from hindsight_desktop.core.store import meta, relations, upkeep
-from hindsight_desktop.core.store.events import log_event
-from hindsight_desktop.core.store.memories import stored_fact, supersede
+from hindsight_desktop.core.store import meta, supersession, upkeep
+from hindsight_desktop.core.store.memories import stored_fact
 from hindsight_desktop.core.write.extract import fact_key
 
 CHECKED_UNTIL = "reflect.facts_checked_until"
@@ -58,16 +58,7 @@ def _refresh_fact_keys(ctx: RunContext) -> Iterator[None]:
 
 
 def _resolve(db: apsw.Connection, ctx: RunContext, key: str, group: str) -> None:
-    rows = upkeep.claims(db, key, group)
-    if len({row.fact_value for row in rows}) < 2:
-        return  # resolved meanwhile by a write in another process
-    winner, winning_value = rows[0]
-    for loser, value in rows[1:]:
-        if value == winning_value:
-            continue  # the same statement again: a duplicate, not a contradiction
-        supersede(db, loser, winner, ctx.now_db)
-        relations.link(db, winner, loser, "supersedes", 1.0, ctx.now_db, replace=True)
-        # No fact wording or values: they are the memories' text, which a purge must take with it.
-        log_event(db, ctx.now_db, "supersede", loser, ctx.client, {"superseded_by": winner, "why": "contradiction"})
+    # Nothing to do when a write in another process resolved it meanwhile.
+    for loser, winner in supersession.resolve(db, key, group, ctx.now_db, ctx.client, "contradiction"):
         ctx.count("contradictions")
         ctx.note("supersessions", {"winner": winner, "superseded": loser, "fact": key})

@@ -11,12 +11,12 @@ import apsw
 from hindsight_desktop.core import validate
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.index import keyword
+from hindsight_desktop.core.index import keyword, own_text
 from hindsight_desktop.core.maintenance import purge as purging
 from hindsight_desktop.core.records import ForgetReceipt, Memory
-from hindsight_desktop.core.store import events, upkeep
+from hindsight_desktop.core.store import events, supersession, upkeep
 from hindsight_desktop.core.store.events import log_event
-from hindsight_desktop.core.store.memories import load_memory, reactivate, unarchive
+from hindsight_desktop.core.store.memories import load_memory, reactivate, restore_status
 from hindsight_desktop.core.timeutil import to_db
 from hindsight_desktop.core.write.gate_rules import dominant_language
 
@@ -111,13 +111,14 @@ def _check_purge_target(req: ForgetRequest, memory_id: str, writer: str, pinned:
 
 
 def _matching_query(parts: Parts, db: apsw.Connection, text: str) -> set[int]:
-    """Memories that contain every word of the query, or say the same thing (a cosine at the duplicate
-    bar): forgetting must never sweep in what is merely about something similar."""
+    """Memories whose own text contains every word of the query, or that say the same thing (a cosine
+    at the duplicate bar): forgetting must never sweep in what is merely about something similar, nor
+    follow the terms the index adds to a memory (its date in words, entity values: own_text.py)."""
     found: set[int] = set()
     terms = keyword.query_terms(text)
     if terms:
         expr = keyword.match_expression(terms, "AND")
-        found.update(keyword.matching(db, expr))
+        found.update(own_text.matching(db, keyword.matching(db, expr), expr))
     # Embedded as a statement, compared on the model's measured memory-to-memory scale with the bar the
     # write path uses for repeats: only a memory that says the same thing qualifies, in any model or script.
     vector = parts.embed([text], "passage")[0]
@@ -128,11 +129,16 @@ def _matching_query(parts: Parts, db: apsw.Connection, text: str) -> set[int]:
 
 
 def archive(db: apsw.Connection, targets: list[tuple[int, str]], client: str, now: datetime) -> ForgetReceipt:
-    """Archive the targets as one batch: every event names it, so the whole forget can be undone at once."""
+    """Archive the targets as one batch: every event names it, so the whole forget can be undone at once.
+    What the archived memories had replaced becomes current again (store/supersession.py): a forgotten
+    statement hides nothing."""
     batch = f"fb_{secrets.token_hex(6)}" if targets else None
-    for rowid, memory_id in targets:
-        upkeep.archive(db, [rowid], to_db(now))
-        log_event(db, to_db(now), "forget", memory_id, client, {"mode": "archive", "batch": batch})
+    at = to_db(now)
+    for rowid, memory_id, status in upkeep.statuses(db, targets):
+        upkeep.archive(db, [rowid], at)
+        # `was`: the status an undo gives back (a superseded memory stays history).
+        log_event(db, at, "forget", memory_id, client, {"mode": "archive", "batch": batch, "was": status})
+    supersession.release(db, [mid for _, mid in targets], at, client, "its successor was forgotten")
     return ForgetReceipt(forgotten=[mid for _, mid in targets], mode="archive", batch=batch)
 
 
@@ -163,20 +169,29 @@ def run(parts: Parts, req: ForgetRequest, now: datetime) -> ForgetReceipt:
 
 def undo(parts: Parts, batch: str, client: str, now: datetime) -> list[Memory]:
     """Make active again every memory of one archive batch that is still archived; those memories."""
+    """Each goes back to the status it had when archived; a statement that was current takes its place
+    again (store/supersession.py reclaim): what its forgetting made current is superseded once more."""
+    at = to_db(now)
     with parts.store.write() as db:
-        members = batch_members(db, batch)
-        for rowid, memory_id in members:
-            unarchive(db, rowid, to_db(now))
-            log_event(db, to_db(now), "restore", memory_id, client, {"from": "archived", "batch": batch})
-        return [load_memory(db, mid)[1] for _, mid in members]
+        members = events.archived_in_batch(db, batch)
+        for member in members:
+            restore_status(db, member.rowid, member.was, at)
+            log_event(db, at, "restore", member.id, client, {"from": "archived", "batch": batch})
+        supersession.reclaim(db, [m.id for m in members], at, client)
+        return [load_memory(db, m.id)[1] for m in members]
 
 
 def restore(parts: Parts, memory_id: str, client: str, now: datetime) -> Memory:
-    """Bring one archived or superseded memory back into normal recall."""
+    """Bring one archived or superseded memory back into normal recall. One back from the archive takes
+    its place among the statements of its fact (the latest made is current); one the person restores
+    from superseded is current because the person says so."""
+    at = to_db(now)
     with parts.store.write() as db:
         _, memory = load_memory(db, memory_id)
         if memory.status == "active":
             raise InvalidInput(f"memory {memory_id} is already active")
-        reactivate(db, memory.id, to_db(now))
-        log_event(db, to_db(now), "restore", memory_id, client, {"from": memory.status})
+        reactivate(db, memory.id, at)
+        log_event(db, at, "restore", memory_id, client, {"from": memory.status})
+        if memory.status == "archived":
+            supersession.reclaim(db, [memory.id], at, client)
         return load_memory(db, memory_id)[1]

@@ -7,6 +7,8 @@ A purge receipt must be true, so a purge reaches past the memory's own row:
 - a consolidated (semantic) memory whose text is the purged memory's text verbatim (the "most central
   statement" of its group): purged too, and its other statements become active again, so the fact
   they state is still recalled in their own words (the next maintenance may consolidate them anew);
+- statements a purged memory superseded become current again, unless one still standing in their
+  privacy group is newer (store/supersession.py); the event log says so, by id only;
 - relatives that merely borrowed from it (a merge survivor, a semantic memory written in other words)
   keep their own text, but the entities and metadata they took from it are derived again without it;
 - events and maintenance-run reports that name it: its id becomes "(purged)", and text fields an
@@ -30,9 +32,9 @@ from hindsight_desktop.core.maintenance.passes import stored_time
 from hindsight_desktop.core.model import switching
 from hindsight_desktop.core.records import Entity, ForgetReceipt
 from hindsight_desktop.core.store import entities as entity_index
-from hindsight_desktop.core.store import events, models, relations, upkeep
+from hindsight_desktop.core.store import events, models, relations, supersession, upkeep
 from hindsight_desktop.core.store.events import log_event
-from hindsight_desktop.core.store.memories import field_row, reactivate
+from hindsight_desktop.core.store.memories import field_row
 from hindsight_desktop.core.store.runs import replace_ids, scrub_purged
 from hindsight_desktop.core.store.upkeep import field_row_by_id
 from hindsight_desktop.core.store.vectors import clear_vector
@@ -78,7 +80,9 @@ def purge(parts: Parts, db: apsw.Connection, targets: list[tuple[int, str]], cli
     ids = set(rows)
     removed["copies"] = len(ids) - len({mid for _, mid in targets})
     borrowers = _borrowers(db, rows)
-    removed["reactivated"] = _reactivate_evidence(db, ids, now)
+    # What the purged memories replaced (contradicted statements, consolidated evidence) is current
+    # again unless a statement still standing replaces it; copies merged into them go with them.
+    removed["reactivated"] = len(supersession.release(db, ids, to_db(now), client, "its successor was deleted"))
     try:
         for memory_id, row in rows.items():
             _delete_memory(parts, db, row, removed)
@@ -125,18 +129,6 @@ def _borrowers(db: apsw.Connection, rows: dict[str, _Target]) -> list[int]:
         # memory that lists it as evidence.
         out.update(relations.borrowers(db, memory_id))
     return sorted(out - {row.rowid for row in rows.values()})
-
-
-def _reactivate_evidence(db: apsw.Connection, ids: set[str], now: datetime) -> int:
-    """Statements consolidated into a purged semantic memory are its evidence, not copies: they stay,
-    and become active again (otherwise they would be superseded by nothing, out of recall)."""
-    count = 0
-    for memory_id in ids:
-        evidence = [i for i in relations.superseded_evidence(db, memory_id) if i not in ids]
-        for member in evidence:
-            reactivate(db, member, to_db(now))
-        count += len(evidence)
-    return count
 
 
 def _delete_memory(parts: Parts, db: apsw.Connection, row: _Target, removed: dict[str, int]) -> None:

@@ -77,6 +77,7 @@ def in_one_transaction(parts: Parts, dry_run: bool, work: Callable[[apsw.Connect
 
 def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None) -> None:
     report.read = len(bundle.memories)
+    validate.record_times(bundle.memories, parts.clock())  # no record dated ahead of now
     # Restored as they were, except for secrets: text, metadata, entities and event details are redacted.
     personal = parts.settings.redact_personal_ids
     report.redactions += sum(redact_record(record, personal) for record in bundle.memories)

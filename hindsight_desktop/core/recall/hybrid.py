@@ -79,7 +79,9 @@ class Ranked:
 
 # Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
 # reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
-CANDIDATE_COLUMNS = ("m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, m.occurred_at, m.access_count, "
+# Recency counts from when it happened but never from later than when it was written (a claimed future
+# date would otherwise rank first for ever): visibility.STATED_AT.
+CANDIDATE_COLUMNS = ("m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, min(m.occurred_at, m.created_at), m.access_count, "
                      # The opening of the text tells its language: the model's scale differs per language pair.
                      "substr(m.content, 1, 120)")
 

@@ -69,6 +69,7 @@ class EventRow(NamedTuple):
 class BatchMember(NamedTuple):
     rowid: int
     id: str
+    was: str  # its status before the forget archived it
 
 
 def count(db: apsw.Connection) -> int:
@@ -95,9 +96,10 @@ def restore(db: apsw.Connection, event: tuple[int | None, str, str, str | None, 
 def archived_in_batch(db: apsw.Connection, batch: str) -> list[BatchMember]:
     """The memories a forget batch archived that are still archived, by rowid."""
     rows = db.execute(
-        "SELECT m.rowid, m.id FROM events e JOIN memories m ON m.id = e.memory_id WHERE e.kind = 'forget' "
-        "AND json_extract(e.detail, '$.batch') = ? AND m.status = 'archived' ORDER BY m.rowid", (batch,))
-    return [BatchMember(int(r), str(i)) for r, i in rows]
+        "SELECT m.rowid, m.id, coalesce(json_extract(e.detail, '$.was'), 'active') FROM events e "
+        "JOIN memories m ON m.id = e.memory_id WHERE e.kind = 'forget' AND json_extract(e.detail, '$.batch') = ? "
+        "AND m.status = 'archived' ORDER BY m.rowid", (batch,))
+    return [BatchMember(int(r), str(i), str(w)) for r, i, w in rows]
 
 
 def delete_for(db: apsw.Connection, memory_id: str) -> int:

@@ -179,9 +179,13 @@ def update_fields(db: apsw.Connection, rowid: int, changes: dict[str, Any], at: 
     db.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE rowid = ?", (*changes.values(), at, rowid))
 
 
-def unarchive(db: apsw.Connection, rowid: int, at: str) -> None:
-    """An archived memory active again (its superseded_by, if any, is left as it was)."""
-    db.execute("UPDATE memories SET status = 'active', updated_at = ? WHERE rowid = ?", (at, rowid))
+def restore_status(db: apsw.Connection, rowid: int, was: str, at: str) -> None:
+    """An archived memory back to the status it had when archived: superseded again when it was and
+    what superseded it is still there and not archived itself, otherwise active (replaced by nothing)."""
+    still = ("(? = 'superseded' AND superseded_by IN (SELECT id FROM memories WHERE status != 'archived'))")
+    db.execute(f"UPDATE memories SET status = CASE WHEN {still} THEN 'superseded' ELSE 'active' END, "
+               f"superseded_by = CASE WHEN {still} THEN superseded_by END, updated_at = ? WHERE rowid = ?",
+               (was, was, at, rowid))
 
 
 # ---- the write path ---------------------------------------------------------------------------------
@@ -242,14 +246,11 @@ def reinforce(db: apsw.Connection, memory_id: str, importance: float, metadata: 
     )
 
 
-def same_fact(db: apsw.Connection, fact_key: str, other_than: str,
-              viewer: str | None) -> list[tuple[str, str | None, str]]:
-    """(id, fact_value, occurred_at) of the active memories `viewer` may see that state `fact_key`."""
-    where, args = visible_to(viewer)
-    rows = db.execute(
-        f"SELECT m.id, m.fact_value, m.occurred_at FROM memories m WHERE m.fact_key = ? AND m.id != ? "
-        f"AND m.status = 'active' AND {where}", (fact_key, other_than, *args))
-    return [(str(i), v, str(w)) for i, v, w in rows]
+def repeated(db: apsw.Connection, memory_id: str, at: str) -> None:
+    """Another writer repeated the memory: one use more, at `at`; what it says and how it is weighed
+    (text, metadata, importance, type) stay its writer's."""
+    db.execute("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
+               (at, memory_id))
 
 
 def session_before(db: apsw.Connection, session_id: str, other_than: str, occurred_at: str, viewer: str | None,

@@ -12,7 +12,7 @@ import apsw
 from hindsight_desktop.core.records import MemoryFilter
 from hindsight_desktop.core.store import values
 from hindsight_desktop.core.store.memories import Fields, _columns, select
-from hindsight_desktop.core.store.visibility import privacy_group, visible_to
+from hindsight_desktop.core.store.visibility import privacy_group, stated_at, visible_to
 
 
 class FadeCandidate(NamedTuple):
@@ -134,6 +134,15 @@ def weakest(db: apsw.Connection, client: str, now: str, limit: int, half_life_da
     return [Target(*row) for row in rows]
 
 
+def statuses(db: apsw.Connection, targets: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    """(rowid, id, status) of each of the (rowid, id) targets still stored, in their order."""
+    found: dict[int, str] = {}
+    for chunk in values.chunks([rowid for rowid, _ in targets]):
+        found.update((int(r), str(s)) for r, s in db.execute(
+            f"SELECT rowid, status FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)})", chunk))
+    return [(rowid, mid, found[rowid]) for rowid, mid in targets if rowid in found]
+
+
 def archive(db: apsw.Connection, rowids: Iterable[int], at: str) -> None:
     """To cold storage: archived (restorable), out of normal recall."""
     db.executemany("UPDATE memories SET status = 'archived', updated_at = ? WHERE rowid = ?",
@@ -169,12 +178,59 @@ def contradicted_facts(db: apsw.Connection) -> list[FactGroup]:
 
 
 def claims(db: apsw.Connection, key: str, group: str) -> list[Claim]:
-    """The active long-term statements of a fact in one privacy group, newest (by when it happened) first."""
+    """The active long-term statements of a fact in one privacy group, latest made (visibility.STATED_AT)
+    first; of two made at once, the one stored last."""
     return select(
         # INDEXED BY: left to itself the planner walks the (status, occurred_at) index to skip the sort,
         # that is every active memory for each fact (29 ms a group at 30k memories, against 1 ms).
         db, Claim, f"status = 'active' AND layer != 'working' AND fact_key = ? AND {privacy_group()} = ?",
-        (key, group), hint="INDEXED BY memories_fact", order="occurred_at DESC, rowid DESC")
+        (key, group), hint="INDEXED BY memories_fact", order=f"{stated_at()} DESC, rowid DESC")
+
+
+class Freed(NamedTuple):
+    """A memory superseded by one that is leaving, with what its fact is compared by."""
+
+    id: str
+    successor: str
+    fact_key: str | None
+    scope: str
+    client: str
+
+
+def replaced_by(db: apsw.Connection, successors: frozenset[str]) -> list[Freed]:
+    """Memories superseded by one of `successors` (and not among them) that are not copies merged
+    into it: the statements it contradicted and the evidence it consolidated."""
+    found: list[Freed] = []
+    for chunk in values.chunks(sorted(successors)):
+        found += [Freed(*row) for row in db.execute(
+            "SELECT m.id, m.superseded_by, m.fact_key, m.scope, m.client FROM memories m "
+            f"WHERE m.superseded_by IN ({values.marks(chunk)}) AND m.status = 'superseded' "
+            "AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = m.superseded_by "
+            "AND r.target_id = m.id AND r.type = 'merged_from') ORDER BY m.rowid", chunk)]
+    return [f for f in found if f.id not in successors]
+
+
+class FactOf(NamedTuple):
+    status: str
+    fact_key: str | None
+    scope: str
+    client: str
+
+
+def fact_of(db: apsw.Connection, memory_id: str) -> FactOf | None:
+    row = db.execute("SELECT status, fact_key, scope, client FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return None if row is None else FactOf(*row)
+
+
+def free_evidence(db: apsw.Connection, semantic_id: str) -> list[str]:
+    """Active statements a consolidated fact lists as its evidence (`derived_from`) that no other
+    active consolidated fact holds."""
+    rows = db.execute(
+        "SELECT m.id FROM relations r JOIN memories m ON m.id = r.target_id WHERE r.source_id = ? "
+        "AND r.type = 'derived_from' AND m.status = 'active' AND NOT EXISTS (SELECT 1 FROM relations o "
+        "JOIN memories s ON s.id = o.source_id WHERE o.target_id = m.id AND o.type = 'derived_from' "
+        "AND o.source_id != ? AND s.status = 'active') ORDER BY m.rowid", (semantic_id, semantic_id))
+    return [str(i) for (i,) in rows]
 
 
 def occasions(db: apsw.Connection, rowids: list[int]) -> int:
@@ -248,7 +304,7 @@ def forget_matches(db: apsw.Connection, *, viewer: str | None, rowids: list[int]
     if rowids is not None:
         clauses.append(f"m.rowid IN ({values.marks(rowids)})")
         args.extend(rowids)
-    for clause, value in (("m.occurred_at < ?", occurred_before), ("m.layer = ?", layer), ("m.type = ?", type),
+    for clause, value in ((f"{stated_at('m')} < ?", occurred_before), ("m.layer = ?", layer), ("m.type = ?", type),
                           ("m.importance < ?", below_importance), ("m.client = ?", written_by)):
         if value is not None:
             clauses.append(clause)

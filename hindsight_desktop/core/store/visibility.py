@@ -23,3 +23,19 @@ def privacy_group(alias: str = "") -> str:
     one group, so that no client's private statement ever decides what another client sees."""
     prefix = f"{alias}." if alias else ""
     return f"CASE WHEN {prefix}scope = 'shared' THEN 'shared' ELSE 'private:' || {prefix}client END"
+
+
+def group_of(scope: str, client: str) -> str:
+    """The privacy group (as `privacy_group` names it) of a memory with this scope and writer."""
+    return "shared" if scope == "shared" else f"private:{client}"
+
+
+# When a statement counts as made, for deciding which of two statements is newer (supersession) and
+# how recent a memory is: the time it happened, but never later than when it was written, so a
+# claimed future date can neither win a contradiction nor stay "new" forever.
+STATED_AT = "min({p}occurred_at, {p}created_at)"
+
+
+def stated_at(alias: str = "") -> str:
+    """STATED_AT as an SQL expression over the memories table aliased `alias` (empty: unaliased)."""
+    return STATED_AT.format(p=f"{alias}." if alias else "")

@@ -45,12 +45,18 @@ def requested(personal_ids: bool, *, content: str | None, type: str | None, impo
     return changes
 
 
-def edit(parts: Parts, memory_id: str, client: str, requested: dict[str, Any], now: datetime) -> Memory:
-    """Apply checked changes (see `requested`) to one memory; the memory as it is afterwards."""
+def edit(parts: Parts, memory_id: str, client: str, requested: dict[str, Any], now: datetime,
+         owner: str | None = None) -> Memory:
+    """Apply checked changes (see `requested`) to one memory; the memory as it is afterwards. With an
+    `owner`, only a memory that client wrote: another's private memory is not found, another's shared
+    one is refused (its words are not the editor's to change). Its scope is never an edit's."""
     changes = dict(requested)  # a retry after a model switch starts from what was asked
     vector = parts.embed([changes["content"]])[0] if "content" in changes else None
     with parts.store.write() as db:
-        rowid, before = load_memory(db, memory_id)
+        rowid, before = load_memory(db, memory_id, owner)
+        if owner is not None and before.client != owner:
+            raise InvalidInput(f"memory {before.id} was written by {before.client}, not by {owner}; a client may "
+                               "edit only what it wrote")
         if "content" in changes:
             entities = extract_entities(changes["content"], before.occurred_at)
             changes["entities"] = json.dumps([asdict(e) for e in entities], ensure_ascii=False)

@@ -21,9 +21,10 @@ from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.records import Entity, WriteResult
 from hindsight_desktop.core.redact.records import redact_session_id, redact_tree
 from hindsight_desktop.core.store import entities as entity_index
-from hindsight_desktop.core.store import memories, relations
+from hindsight_desktop.core.store import memories, relations, supersession
 from hindsight_desktop.core.store.events import log_event
-from hindsight_desktop.core.store.memories import stored_fact, supersede
+from hindsight_desktop.core.store.memories import stored_fact
+from hindsight_desktop.core.store.visibility import group_of
 from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 from hindsight_desktop.core.write import overlap
 from hindsight_desktop.core.write.extract import extract_entities, fact_key, redact_secrets
@@ -92,6 +93,7 @@ def write(parts: Parts, request: WriteRequest) -> WriteResult:
     req = check_request(request)
     now = parts.clock()
     occurred = req.occurred_at or now
+    validate.not_ahead(occurred, now, "timestamp")
     personal = parts.settings.redact_personal_ids
     text, redacted = redact_secrets(req.content, personal)
     # The metadata and the session id are stored too, so no secret may stay in them either.
@@ -142,7 +144,7 @@ def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: st
     supersedes: list[str] = []
     if layer != "working":  # working memory never enters long-term recall
         _index(parts, db, rowid, text, entities, vector, occurred)
-        supersedes = _supersede(db, memory_id, fact_column, fact_value, req, occurred, now)
+        supersedes = _supersede(db, memory_id, fact_column, req, now)
         _auto_link(db, memory_id, rowid, entities, nearest, req, occurred, now)
     log_event(db, to_db(now), "write", memory_id, req.client,
               {"layer": layer, "type": mtype, "score": round(verdict.score, 4), "stored": stored,
@@ -232,37 +234,35 @@ def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[Neighbour],
 
 def _reinforce(db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: Any, now: datetime,
                redactions: int) -> WriteResult:
-    """A repeat strengthens what is already there instead of piling up a copy."""
+    """A repeat strengthens what is already there instead of piling up a copy. A repeat by its own
+    writer may add metadata and raise its importance; another writer's repeat is one more use of it
+    and an event naming who repeated it, nothing more: no one rewrites a memory they did not write."""
     _, found = memories.load_memory(db, memory_id)
-    layer, importance, metadata = found.layer, found.importance, found.metadata
-    merged = {**metadata, **(req.metadata or {})}
-    boosted = min(1.0, max(float(importance), req.importance or 0.0) + 0.05)
-    memories.reinforce(db, memory_id, boosted, json.dumps(merged, ensure_ascii=False), to_db(now))
-    log_event(db, to_db(now), "reinforce", memory_id, req.client, {"importance": boosted})
+    if found.client == req.client:
+        merged = {**found.metadata, **(req.metadata or {})}
+        boosted = min(1.0, max(float(found.importance), req.importance or 0.0) + 0.05)
+        memories.reinforce(db, memory_id, boosted, json.dumps(merged, ensure_ascii=False), to_db(now))
+        detail: dict[str, Any] = {"importance": boosted}
+    else:
+        memories.repeated(db, memory_id, to_db(now))
+        detail = {"repeated_by": req.client, "writer": found.client}
+    log_event(db, to_db(now), "reinforce", memory_id, req.client, detail)
     return WriteResult(
-        id=memory_id, stored=True, layer=layer, score=round(verdict.score, 4),
+        id=memory_id, stored=True, layer=found.layer, score=round(verdict.score, 4),
         signals={k: round(v, 4) for k, v in verdict.signals.items()}, duplicate_of=memory_id,
         redactions=redactions, reason="a near-duplicate of an existing memory, which was reinforced",
     )
 
 
-def _supersede(db: apsw.Connection, memory_id: str, key: str | None, value: str | None, req: WriteRequest,
-               occurred: datetime, now: datetime) -> list[str]:
-    """Same subject and attribute, different value: the newest statement wins, the old one is kept."""
+def _supersede(db: apsw.Connection, memory_id: str, key: str | None, req: WriteRequest,
+               now: datetime) -> list[str]:
+    """Same subject and attribute, different value, in the write's own privacy group: the statement
+    made latest wins and the others are kept as history (store/supersession.py)."""
     if key is None:
         return []
-    rows = memories.same_fact(db, key, memory_id, req.client)
-    replaced: list[str] = []
-    for old_id, old_value, old_when in rows:
-        if old_value == value:
-            continue
-        newer, older = (memory_id, old_id) if to_db(occurred) >= old_when else (old_id, memory_id)
-        supersede(db, older, newer, to_db(now))
-        relations.link(db, newer, older, "supersedes", 1.0, to_db(now), replace=True)
-        log_event(db, to_db(now), "supersede", older, req.client, {"superseded_by": newer})
-        if older == old_id:
-            replaced.append(old_id)
-    return replaced
+    replaced = supersession.resolve(db, key, group_of(req.scope, req.client), to_db(now), req.client,
+                                    "a newer statement")
+    return [loser for loser, winner in replaced if winner == memory_id]
 
 
 def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[Entity],
