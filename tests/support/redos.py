@@ -4,8 +4,8 @@ Every compiled pattern the engine keeps in module globals or tables is collected
 modules, so a new rule is covered without naming it anywhere. Hostile inputs are built from each
 pattern itself: runs of the characters its repeats accept, alone and in pairs (``AB-``, ``a.``),
 its literal words repeated, and a fixed family (long blank runs between two words, separators before
-``://``). A pattern is judged by how its time grows when the input grows four times (8K -> 32K
-characters): about 4 for linear work, about 16 for quadratic. Only that ratio decides, never a
+``://``). A pattern is judged by how its time grows when the input grows four times (1K -> 4K
+characters to look, 8K -> 32K to judge): about 4 for linear work, about 16 for quadratic. Only that ratio decides, never a
 wall-clock limit; absolute times only decide what is too small to be worth measuring again.
 """
 
@@ -29,7 +29,7 @@ PACKAGES = (
     "hindsight_desktop.core.index",
     "hindsight_desktop.core.maintenance",
 )
-SIZES = (2048, 8192, 32768)  # characters; the write limit is 32 KB
+SIZES = (1024, 4096, 8192, 32768)  # characters: two to look, two to judge; the write limit is 32 KB
 FAIL_RATIO = 8.0  # linear is ~4, quadratic ~16
 SETTLED = 6.0  # a first ratio below this is linear enough not to measure again
 # A case faster than this at its larger size costs nothing worth guarding, whatever its growth; below it,
@@ -292,9 +292,11 @@ def finditer_all(pattern: re.Pattern[str]) -> Callable[[str], object]:
 
 
 def _time(fn: Callable[[str], object], text: str) -> float:
-    start = time.perf_counter()
+    # CPU time of this thread: on a shared machine wall time also counts the other processes' turns,
+    # which land more often on a long run than on a short one and so inflate the ratio.
+    start = time.thread_time()
     fn(text)
-    return time.perf_counter() - start
+    return time.thread_time() - start
 
 
 def _pair(fn: Callable[[str], object], small: str, large: str, runs: int) -> tuple[float, float]:
@@ -307,20 +309,22 @@ def _pair(fn: Callable[[str], object], small: str, large: str, runs: int) -> tup
 
 
 def growth(name: str, fn: Callable[[str], object], unit: str, template: str,
-           sizes: tuple[int, int, int] = SIZES, runs: int = 5) -> Finding:
-    """How `fn`'s time grows on `unit` runs. A cheap look at the two smaller sizes settles most cases;
-    a suspicious one is judged on the largest pair of sizes it can afford, best of several runs, and
-    must show it twice (a burst of load on a shared machine is not a quadratic pattern)."""
-    s0, s1, s2 = sizes
+           sizes: tuple[int, int, int, int] = SIZES, runs: int = 5) -> Finding:
+    """How `fn`'s time grows on `unit` runs. A look at the two small sizes settles most cases; a
+    suspicious one is judged on the two large sizes (the smaller pair when the large one would take
+    too long), best of several interleaved runs, and must show it twice: a burst of load on a shared
+    machine is not a quadratic pattern."""
+    s0, s1, s2, s3 = sizes
     t0 = _time(fn, build(unit, template, s0))
     if t0 > ESCALATE_S:  # even the smallest input is slow: compare it with a quarter of it
         small, large = s0 // 4, s0
     else:
         t1 = _time(fn, build(unit, template, s1))
         quick = Finding(name, unit, template, s0, s1, t0, t1)
-        if t1 * 4 < FLOOR_S or quick.ratio < SETTLED:  # harmless at the largest size, or linear
+        # Harmless at the largest size even if quadratic, or linear: settled.
+        if t1 * (s3 // s1) ** 2 < FLOOR_S or quick.ratio < SETTLED:
             return quick
-        small, large = (s0, s1) if t1 > ESCALATE_S else (s1, s2)
+        small, large = (s0, s1) if t1 * quick.ratio * (s2 // s1) > ESCALATE_S else (s2, s3)
     small_text, large_text = build(unit, template, small), build(unit, template, large)
     t_small, t_large = _pair(fn, small_text, large_text, 1)
     finding = Finding(name, unit, template, small, large, t_small, t_large)
@@ -335,7 +339,7 @@ def growth(name: str, fn: Callable[[str], object], unit: str, template: str,
 
 
 def worst(name: str, fn: Callable[[str], object], cases: list[tuple[str, str]],
-          stop_at: float | None = FAIL_RATIO, sizes: tuple[int, int, int] = SIZES) -> Finding:
+          stop_at: float | None = FAIL_RATIO, sizes: tuple[int, int, int, int] = SIZES) -> Finding:
     """The case whose time grows fastest (stops at the first one above `stop_at`)."""
     result: Finding | None = None
     for unit, template in cases:

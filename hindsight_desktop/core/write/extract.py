@@ -79,12 +79,14 @@ _VERSION = re.compile(
     r"|(?:[Vv]ersion|ver\.?)\s+(?P<c>\d+(?:\.\d+)*))(?!\.?\w)"
 )
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# A number starts where no digit is before it: \d also takes full-width digits, and a start inside a
+# long run of them would scan the rest of the run once per digit.
 _MONEY = re.compile(
     r"(?P<cur>[$€£¥￥])\s?(?P<n>" + _NUMBER + r")(?:\s?(?P<mult>[kKmM]|million|billion)\b)?"
-    r"|(?<![A-Za-z0-9.])(?P<n2>" + _NUMBER + r")\s?(?P<cur2>块钱|人民币|美元|欧元|英镑|日元|元|块|(?i:usd|dollars?|bucks|euros?|rmb|yuan)(?![A-Za-z]))"
+    r"|(?<![A-Za-z\d.])(?P<n2>" + _NUMBER + r")\s?(?P<cur2>块钱|人民币|美元|欧元|英镑|日元|元|块|(?i:usd|dollars?|bucks|euros?|rmb|yuan)(?![A-Za-z]))"
 )
 _UNIT = re.compile(
-    r"(?<![A-Za-z0-9.])(?P<n>" + _NUMBER + r")\s?(?P<u>%|(?i:percent|kgs?|mg|g|lbs?|km|miles?|mi|cm|mm|ml|m|l|gb|mb|tb|kb"
+    r"(?<![A-Za-z\d.])(?P<n>" + _NUMBER + r")\s?(?P<u>%|(?i:percent|kgs?|mg|g|lbs?|km|miles?|mi|cm|mm|ml|m|l|gb|mb|tb|kb"
     r"|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|yrs?|people|times|steps|kcal|calories)"
     r"(?![A-Za-z])|°[CF]|公斤|千克|克|公里|千米|厘米|米|斤|岁|个|人|次|小时|分钟|天|年|页|本)"
 )
@@ -94,9 +96,11 @@ _ORDER = re.compile(
 )
 _PLAIN_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])(?:" + _NUMBER + r")(?![A-Za-z0-9]|[.,]\d)")
 _KNOWN_ORG = re.compile(r"(?<![A-Za-z])(?:" + _alternation(_ORGS) + r")(?![A-Za-z])")
+# A word of a name is at most 41 characters: a hyphenated run ("AB-AB-...") has a word start every few
+# characters, and an unbounded word would be scanned to its end from each of them.
 _ORG_EN = re.compile(
     r"\b(?:[A-Z][a-z]+\s+)?(?:University|Bank|Institute|College) of(?:\s+[A-Z][a-z]+){1,3}"
-    r"|\b(?:[A-Z][A-Za-z&'-]*\s+){1,4}(?:" + _ORG_SUFFIX_EN + r")(?![A-Za-z])"
+    r"|\b(?:[A-Z][A-Za-z&'-]{0,40}\s+){1,4}(?:" + _ORG_SUFFIX_EN + r")(?![A-Za-z])"
 )
 _KNOWN_PLACE = re.compile(
     r"(?<![A-Za-z])(?:" + _alternation(_PLACES_EN) + r")(?![A-Za-z])|" + _alternation(_PLACES_ZH)

@@ -234,7 +234,8 @@ _ABSOLUTE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
     (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>" + CN_NUM + r")\s*(?:月份|月)"), _cn_month),
     (re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年(?!\s*\d{1,2}\s*月)"), _year_only),
     (re.compile(r"(?<![\d/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?![\d/.%])"), _month_day),
-    (re.compile(_CN_YEAR_PREFIX + r"?\s*(?P<m>" + CN_NUM + r")\s*月(?:份)?(?P<p>初|上旬|中旬|中|底|末|下旬)"),
+    # The blanks belong to the year: a leading optional run would be tried from every blank of a long run.
+    (re.compile(r"(?:" + _CN_YEAR_PREFIX + r"\s*)?(?P<m>" + CN_NUM + r")\s*月(?:份)?(?P<p>初|上旬|中旬|中|底|末|下旬)"),
      _cn_month_part),
     (re.compile(_CN_YEAR_PREFIX + r"?的?(?P<h>国庆|十一(?=长假|假期|黄金周)|元旦|五一|劳动节|清明|圣诞|平安夜|情人节"
                 r"|春节|过年|除夕|元宵|端午|中秋)(?:节|假期|长假|黄金周|小长假)?"), _cn_holiday),

@@ -142,7 +142,7 @@ FACT = _rx(
     r"headaches?|migraines?|nauseous|sneeze|itchy|break\s+out)"
     # Routines: "every Wednesday", "每周三".
     r"|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(?:opens|closes|starts|ends|finishes)\s+at\s+\d"
-    r"|(?:\d+点|上午|下午|早上|晚上).{0,4}(?:关门|开门|上班|下班|放学|开始|结束)"
+    r"|(?:\d{1,4}点|上午|下午|早上|晚上).{0,4}(?:关门|开门|上班|下班|放学|开始|结束)"
     r"|\bevery\s+(?:day|morning|evening|night|week|weekend|month|year|mon|tue|wed|thu|fri|sat|sun|\w+day)\b"
     r"|每(?:周|个?星期|天|晚|个?月|年)"
     r"|我(?:是(?!说|不是|在)|有(?!点|些|一点|个问题)|叫|姓|住|家|老婆|老公|妻子|丈夫|女儿|儿子|爸|妈|父亲|母亲"
@@ -182,7 +182,7 @@ _OCCASIONS_EN = (
 )
 _TIME_ZH = (
     r"(?<!每)(?<!每个)(?:明天|后天|下周|下个?星期|下个?月|明年|周[一二三四五六日天末]|星期[一二三四五六日天]"
-    r"|\d+月\d*[号日]?|[一二三四五六七八九十]+月|\d+[号日]|春天|夏天|秋天|冬天|暑假|寒假|国庆|春节|元旦|月底|年底)"
+    r"|\d{1,4}月\d*[号日]?|[一二三四五六七八九十]{1,4}月|\d{1,4}[号日]|春天|夏天|秋天|冬天|暑假|寒假|国庆|春节|元旦|月底|年底)"
 )
 # Bare intent ("I'll…", "要去…") is often conversational ("we'll see", "我要去睡了"): a weak cue
 # unless a date or time comes with it.
@@ -265,7 +265,7 @@ EVENT = _rx(
     r"|\w+\s+ago)\b"
     r"|\bpassed\s+away\b|\bbroke\s+up\b|\bgot\s+(?:promoted|married|engaged|hired|fired|divorced)\b"
     r"|\b(?:went|go)\s+(?:well|badly|great|fine)\b"
-    r"|(?:今天|昨天|前天|上周|上个?星期|上个?月|去年|前年|刚刚|刚才|周[一二三四五六日末]|\d+年).{0,12}"
+    r"|(?:今天|昨天|前天|上周|上个?星期|上个?月|去年|前年|刚刚|刚才|周[一二三四五六日末]|\d{1,4}年).{0,12}"
     r"(?:去世|升职|结婚|订婚|离婚|分手|生了|出生|领养|搬|买了|卖了|跑完|毕业|离职|辞职|入职|录取|考上|获奖|丢了"
     r"|生病|住院|退休|完成|被裁|裁员|被辞退|被开除|失业|考过|通过|拿到)"
     r"|(?:去世|升职|结婚|订婚|离婚|分手|领养|毕业|离职|辞职|入职|退休|手术)[了啦]|做了.{0,4}手术"
