@@ -35,10 +35,10 @@ def _index(tmp_path, texts: list[str]) -> Store:
 def test_full_match_score_tells_a_whole_match_from_a_stray_one(tmp_path) -> None:
     store = _index(tmp_path, [*LIFE, "朵朵的钢琴老师姓吴，每周三晚上上课。"])
     with store.read() as db:
-        full = keyword.full_match_score(db, keyword.query_terms("朵朵的钢琴老师姓什么？"), len(LIFE) + 1)
+        full = keyword.full_match_score(db, keyword.query_terms("朵朵的钢琴老师姓什么？"))
         hits = dict(keyword.search(db, "朵朵的钢琴老师姓什么？", 10))
         stray = dict(keyword.search(db, "孩子现在多大了？", 10))  # shares "在多", "现在" with others
-        stray_full = keyword.full_match_score(db, keyword.query_terms("孩子现在多大了？"), len(LIFE) + 1)
+        stray_full = keyword.full_match_score(db, keyword.query_terms("孩子现在多大了？"))
     assert full > 0 and stray_full > 0
     assert hits[len(LIFE) + 1] >= 0.5 * full  # the memory that holds the question's words
     assert max(stray.values()) < 0.5 * stray_full  # nothing holds "孩子" or "多大": only stray pieces

@@ -13,14 +13,13 @@ Changing what goes into the words index needs a migration that re-indexes, as
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import datetime
 
 import apsw
 
-from hindsight_desktop.core.index import segment
-from hindsight_desktop.core.store import values
+from hindsight_desktop.core.index import keyword_stats, segment
+from hindsight_desktop.core.index.keyword_stats import View
 from hindsight_desktop.core.store.entities import KEYWORD_VALUE
 from hindsight_desktop.core.timeutil import from_db
 
@@ -121,53 +120,40 @@ def delete(db: apsw.Connection, rowid: int) -> int:
     return removed
 
 
-def search(db: apsw.Connection, query: str, k: int) -> list[tuple[int, float]]:
-    """BM25 hits (rowid, positive score, higher is better), plus trigram substring hits for CJK text."""
-    hits = dict(_word_hits(db, query_terms(query), k))
+def search(db: apsw.Connection, query: str, k: int, seen: View | None = None) -> list[tuple[int, float]]:
+    """BM25 hits (rowid, positive score, higher is better), plus trigram substring hits for CJK text,
+    scored over what the viewer of `seen` may see (None: every row, as the person sees them)."""
+    seen = seen or keyword_stats.view(db, None)
+    hits = dict(seen.words.ranked(db, [quote(t) for t in query_terms(query)], k))
     for run in _CJK_RUN.findall(query):
         if len(run) < 3:
             continue
-        rows = db.execute(
-            "SELECT rowid, bm25(fts_trigram) FROM fts_trigram WHERE fts_trigram MATCH ? ORDER BY rank LIMIT ?",
-            (quote(run), k),
-        )
-        for rowid, score in rows:
-            hits[int(rowid)] = max(hits.get(int(rowid), 0.0), -float(score))
-    return sorted(hits.items(), key=lambda item: -item[1])[:k]
+        for rowid, score in seen.trigram.ranked(db, [quote(run)], k):
+            hits[rowid] = max(hits.get(rowid, 0.0), score)
+    return sorted(hits.items(), key=lambda item: (-item[1], item[0]))[:k]
 
 
-def search_words(db: apsw.Connection, words: list[str], k: int) -> list[tuple[int, float]]:
+def search_words(db: apsw.Connection, words: list[str], k: int, seen: View | None = None) -> list[tuple[int, float]]:
     """BM25 hits for words that are already cut (a translation's): each word, and a Chinese word's
     character pairs as a question's would give. No segmenter: a translated English question must not
     load it (33 MB) in a process whose memories are all English."""
     terms = [t for w in words for t in ([w, *cjk_pairs(w)] if _CJK_RUN.search(w) else [w.lower()])]
-    return _word_hits(db, [t for t in dict.fromkeys(terms) if t not in STOP_WORDS], k)
+    seen = seen or keyword_stats.view(db, None)
+    return seen.words.ranked(db, [quote(t) for t in dict.fromkeys(terms) if t not in STOP_WORDS], k)
 
 
-def _word_hits(db: apsw.Connection, terms: list[str], k: int) -> list[tuple[int, float]]:
-    """The words index's best `k` rows for any of the terms: (rowid, BM25 score, higher is better)."""
-    if not terms:
-        return []
-    rows = db.execute("SELECT rowid, bm25(fts_words) FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?",
-                      (match_expression(terms), k))
-    return [(int(rowid), -float(score)) for rowid, score in rows]
-
-
-def full_match_score(db: apsw.Connection, terms: list[str], total: int) -> float:
+def full_match_score(db: apsw.Connection, terms: list[str], seen: View | None = None) -> float:
     """The BM25 score a memory of average length would get for holding each of the terms once (a query's,
-    from `query_terms`):
-    the sum of the terms' IDF, as FTS5's bm25 computes it over `total` memories.
+    from `query_terms`): the sum of the terms' IDF, as bm25 computes it over the memories the viewer of
+    `seen` may see (None: all).
 
     A search's best keyword score says how well the best memory matched, not whether that was much:
     when a question's only hits share a common word or a stray character pair with it, the best of
     them is still the best. Against this score a match can be told to be partial. Counting a term's
     memories costs about 0.1 ms at 100k memories; the search itself, about 12 ms.
     """
-    score = 0.0
-    for term in terms:
-        n = values.number(db, "SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (quote(term),))
-        score += max(1e-6, math.log((total - n + 0.5) / (n + 0.5)))  # bm25's IDF, floored as FTS5 does
-    return score
+    words = (seen or keyword_stats.view(db, None)).words
+    return sum(words.idf(words.documents(db, quote(term))) for term in terms)
 
 
 def optimize(db: apsw.Connection) -> None:

@@ -52,13 +52,13 @@ def _members(db: apsw.Connection, first: date, after: date, viewer: str | None) 
 
 
 def period_hits(db: apsw.Connection, periods: list[Period], candidates: set[int], pool: int,
-                viewer: str | None) -> dict[int, float]:
-    """Entity-scale evidence (0..1) for memories in the question's periods. All of a period's memories
+                viewer: str | None, total: int) -> dict[int, float]:
+    """Entity-scale evidence (0..1) for memories in the question's periods, weighed by rarity among the
+    `total` memories `viewer` may see. All of a period's memories
     become candidates when there are at most `pool` of them; otherwise only candidates found by
     other means are marked (the period then counts for little anyway)."""
     if not periods:
         return {}
-    total = memories.max_rowid(db)
     norm = math.log((total + 1) / 2) or 1.0
     scores: dict[int, float] = {}
     for first, after in periods:

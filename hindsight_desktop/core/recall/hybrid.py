@@ -15,7 +15,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.index import keyword
+from hindsight_desktop.core.index import keyword, keyword_stats
 from hindsight_desktop.core.recall import dates, fact_questions
 from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
 from hindsight_desktop.core.recall.confidence import confidence
@@ -127,15 +127,17 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
     pool = max(CANDIDATE_POOL, q.limit * 2)
     with parts.store.read() as db:
-        kw_hits = visible_hits(db, lambda k: keyword.search(db, kw_text, k), pool, q.client) if q.mode != "vector" else {}
-        ent_hits = entity_hits(db, qentities, q.client) if q.mode == "hybrid" else {}
-        cross_hits = cross_language_hits(db, q.text, pool, q.client) if q.mode == "hybrid" else {}
+        # Keyword and rarity statistics count only what the asker may see (keyword_stats.py).
+        seen = keyword_stats.view(db, q.client)
+        kw_hits = visible_hits(db, lambda k: keyword.search(db, kw_text, k, seen), pool, q.client) if q.mode != "vector" else {}
+        ent_hits = entity_hits(db, qentities, q.client, seen.words.rows) if q.mode == "hybrid" else {}
+        cross_hits = cross_language_hits(db, q.text, pool, q.client, seen) if q.mode == "hybrid" else {}
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
         qvec = None if embedding is None else parts.centred_question(embedding.result()[0], asked)
         vec_hits = {} if qvec is None else visible_hits(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
         found = set(vec_hits) | set(kw_hits) | set(ent_hits)
-        for rowid, score in dates.period_hits(db, periods, found, pool, q.client).items():
+        for rowid, score in dates.period_hits(db, periods, found, pool, q.client, seen.words.rows).items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
         # "Who is my manager now?": the statement that currently holds it (fact_questions.py).
         named = any(kind == "person" for kind, _ in qentities)
@@ -146,13 +148,12 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         if not cands:
             return []
         if qvec is not None:
-            _fill_missing_similarity(parts, db, cands, vec_hits, qvec)
+            _fill_similarity(parts, db, cands, qvec)
         top_kw = max(kw_hits.values(), default=0.0)
         if kw_hits:
-            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, memories.max_rowid(db)))
+            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, seen))
         top_cross = max(cross_hits.values(), default=0.0)
         for c in cands.values():
-            c.similarity = vec_hits.get(c.rowid, c.similarity)
             _calibrate(parts, c, asked, qvec)
             c.keyword = min(1.0, kw_hits.get(c.rowid, 0.0) / top_kw) if top_kw > 0 else 0.0
             if top_cross > 0:
@@ -198,7 +199,7 @@ def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q
         rowids = memories.rowids_of(db, owed)
         added = _load(db, rowids, q)  # the query's filters and the viewer's visibility still apply
         if qvec is not None:
-            _fill_missing_similarity(parts, db, added, {}, qvec)
+            _fill_similarity(parts, db, added, qvec)
         following: dict[str, float] = {}
         for c in added.values():
             _calibrate(parts, c, asked, qvec)
@@ -235,11 +236,13 @@ def _calibrate(parts: Parts, c: Candidate, asked: str, qvec: np.ndarray | None) 
     c.vector = parts.calibration.relevance(c.similarity, asked) if qvec is not None else 0.0
 
 
-def _fill_missing_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate],
-                             vec_hits: dict[int, float], qvec: np.ndarray) -> None:
-    """Keyword-only candidates get their exact similarity too, so every result shows every signal."""
-    found, matrix = parts.vectors.matrix(db, [r for r in cands if r not in vec_hits])
-    for rowid, similarity in zip(found, (matrix @ qvec).tolist(), strict=True):
+def _fill_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate], qvec: np.ndarray) -> None:
+    """Every candidate's similarity, keyword-only ones too, so every result shows every signal.
+
+    Summed row by row: a matrix product over the whole index (or any batch) rounds a row's last bits
+    differently with the rows around it, so a client's similarities would move with rows it cannot see."""
+    found, matrix = parts.vectors.matrix(db, list(cands))
+    for rowid, similarity in zip(found, (matrix * qvec).sum(axis=1).tolist(), strict=True):
         cands[rowid].similarity = similarity
 
 
@@ -260,7 +263,7 @@ def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate]
     if new_ids:
         added = _load(db, memories.rowids_of(db, new_ids), q)
         if qvec is not None:
-            _fill_missing_similarity(parts, db, added, {}, qvec)
+            _fill_similarity(parts, db, added, qvec)
         for c in added.values():
             _calibrate(parts, c, asked, qvec)
             c.base = _content_score(c, w)

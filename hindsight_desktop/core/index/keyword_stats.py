@@ -1,0 +1,199 @@
+"""BM25 over what one viewer may see.
+
+FTS5's bm25() weighs a term by how many rows of the whole index hold it and scales each row by the
+whole index's average length. Other clients' private memories are rows of that index too, so a
+client's scores moved when another client privately wrote one of its words, and told it that someone
+had. Here a viewer's statistics leave out the rows hidden from it: the index's row count, total length
+and each phrase's row count, less those of the hidden rows (asked of FTS5 and its tables at search
+time, so nothing is kept at write time that could drift).
+
+When nothing is hidden from the viewer (the person, or a client while no other keeps private
+memories) these are FTS5's own statistics and FTS5 ranks in C. Otherwise `visible_bm25`, an auxiliary
+function, computes FTS5's formula with the viewer's statistics, in the same order of operations, so
+both ways give the same numbers to the last bit (tests/unit/test_score_privacy.py checks it): which
+way a search took can never show in its scores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import weakref
+from dataclasses import dataclass
+
+import apsw
+
+from hindsight_desktop.core.store import values
+
+K1, B = 1.2, 0.75  # FTS5's bm25 constants
+TABLES = ("fts_words", "fts_trigram")
+FUNCTION = "visible_bm25"
+ROWS, TOKENS = "fts_row_count", "fts_token_count"
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """One keyword index as a viewer sees it, and as FTS5 sees it (every row)."""
+
+    table: str
+    rows: int  # rows the viewer may see
+    tokens: int  # their total length in tokens
+    all_rows: int
+    all_tokens: int
+    hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
+
+    @property
+    def own(self) -> bool:
+        """Whether these are FTS5's own statistics (nothing in the index is hidden from the viewer)."""
+        return self.hidden == "[]"
+
+    def documents(self, db: apsw.Connection, phrase: str) -> int:
+        """How many of the viewer's rows match one FTS5 phrase."""
+        return self._counts(db, phrase)[1]
+
+    def idf(self, documents: int) -> float:
+        """bm25's IDF over the viewer's rows, floored as FTS5 floors it."""
+        return _idf(self.rows, documents)
+
+    def ranked(self, db: apsw.Connection, phrases: list[str], k: int) -> list[tuple[int, float]]:
+        """The `k` best rows matching any of the phrases: (rowid, score, higher is better); ties by rowid."""
+        if not phrases or self.rows == 0 or self.tokens == 0:  # then no row the viewer may see matches
+            return []
+        expression = " OR ".join(phrases)
+        t = self.table
+        if self.own:
+            rows = db.execute(f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?",
+                              (expression, k))
+            return [(int(rowid), -float(score)) for rowid, score in rows]
+        counts = [self._counts(db, p) for p in phrases]
+        weights = [_idf(self.rows, seen) for _, seen in counts]
+        clause, bound = self._prune(db, expression, k, weights, [_idf(self.all_rows, n) for n, _ in counts])
+        marks = ", ".join("?" * (1 + len(weights)))
+        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ?{clause} "
+                          "ORDER BY s, rowid LIMIT ?", (self.tokens / self.rows, *weights, expression, *bound, k))
+        return [(int(rowid), -float(score)) for rowid, score in rows]
+
+    def _prune(self, db: apsw.Connection, expression: str, k: int, weights: list[float],
+               fts5_weights: list[float]) -> tuple[str, tuple[float, ...]]:
+        """A condition on FTS5's own score that only rows which cannot reach the viewer's top `k` fail, so
+        the Python scoring runs on a few rows, not on every match.
+
+        Each phrase's weight and the length normalisation differ between the viewer's statistics and FTS5's
+        by bounded factors, so a row's viewer score lies within [lo, hi] times its FTS5 score. The `k` rows
+        best by FTS5's score all score at least lo x the k-th of them; a row under that divided by hi
+        scores less than all of them (a sliver of margin covers rounding)."""
+        ratio = (self.tokens / self.rows) / (self.all_tokens / self.all_rows)
+        shares = [w / f for w, f in zip(weights, fts5_weights, strict=True)]
+        lo, hi = min(1.0, ratio) * min(shares), max(1.0, ratio) * max(shares)
+        t = self.table
+        kth = db.execute(f"SELECT bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s LIMIT 1 OFFSET ?",
+                         (expression, k - 1)).fetchone()
+        if kth is None:  # fewer than k matches: all of them
+            return "", ()
+        floor = -float(kth[0]) * lo / hi * (1 - 1e-9)
+        return f" AND bm25({t}) <= ?", (-floor,)
+
+    def _counts(self, db: apsw.Connection, phrase: str) -> tuple[int, int]:
+        """How many rows match one FTS5 phrase: in the whole index, and among the viewer's."""
+        t = self.table
+        n = values.number(db, f"SELECT count(*) FROM {t} WHERE {t} MATCH ?", (phrase,))
+        if self.own:
+            return n, n
+        hidden = values.number(db, f"SELECT count(*) FROM json_each(?) WHERE value IN "
+                                   f"(SELECT rowid FROM {t} WHERE {t} MATCH ?)", (self.hidden, phrase))
+        return n, n - hidden
+
+
+def _idf(rows: int, documents: int) -> float:
+    """bm25's IDF of a phrase in `documents` of `rows` rows, floored as FTS5 floors it."""
+    idf = math.log((rows - documents + 0.5) / (documents + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+@dataclass(frozen=True)
+class View:
+    """Both keyword indexes as one viewer sees them: read once per search."""
+
+    words: Statistics
+    trigram: Statistics
+
+
+def view(db: apsw.Connection, viewer: str | None) -> View:
+    """The keyword indexes' statistics over what `viewer` may see (None: the person, who sees all).
+
+    Finding the memories hidden from a client reads every memory (a few ms per 10k), so a connection
+    keeps what it found until anything changes: SQLite's data version moves when any connection
+    commits, the connection's own change count when it writes inside its transaction."""
+    key = (db.data_version(), db.total_changes(), viewer)
+    known = _views.setdefault(db, {})
+    if key not in known:
+        for old in [k for k in known if k[:2] != key[:2]]:  # only the current state is worth keeping
+            del known[old]
+        hidden = [] if viewer is None else [int(r) for (r,) in db.execute(
+            "SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))]
+        known[key] = View(*(_statistics(db, table, hidden) for table in TABLES))
+    return known[key]
+
+
+_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[int, int, str | None], View]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistics:
+    _register(db)
+    # Asked of FTS5 itself, not read from its averages record: that is written only at commit, and a
+    # write transaction may search what it has just added.
+    row = db.execute(f"SELECT {ROWS}({table}), {TOKENS}({table}) FROM {table} LIMIT 1").fetchone()
+    rows, tokens = (int(row[0]), int(row[1])) if row else (0, 0)
+    inside: list[int] = []
+    hidden_tokens = 0
+    if hidden:
+        for rowid, size in db.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                                      (json.dumps(hidden),)):
+            inside.append(int(rowid))
+            hidden_tokens += sum(_varints(bytes(size)))
+    return Statistics(table, rows - len(inside), tokens - hidden_tokens, rows, tokens, json.dumps(inside))
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's variable-length integers, as FTS5 writes its row counts and lengths."""
+    out: list[int] = []
+    i = 0
+    while i < len(blob):
+        value = 0
+        for n in range(9):
+            byte = blob[i]
+            i += 1
+            if n == 8:  # the ninth byte carries eight bits
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        out.append(value)
+    return out
+
+
+def _visible_bm25(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> float:
+    """FTS5's bm25 (negative, lower is better) given the average length and each phrase's IDF, operation
+    for operation as FTS5 computes it."""
+    avgdl = float(args[0])  # type: ignore[arg-type]
+    length = float(api.column_size(-1))
+    score = 0.0
+    for i, value in enumerate(args[1:]):
+        weight = float(value)  # type: ignore[arg-type]
+        freq = float(len(api.phrase_locations(i)[0]))  # both indexes have one column
+        score += weight * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length / avgdl)))
+    return -1.0 * score
+
+
+_registered: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
+
+
+def _register(db: apsw.Connection) -> None:
+    """The auxiliary function on this connection (once; registering is per connection)."""
+    if db not in _registered:
+        db.register_fts5_function(FUNCTION, _visible_bm25)
+        db.register_fts5_function(ROWS, lambda api, *_: api.row_count)
+        db.register_fts5_function(TOKENS, lambda api, *_: api.column_total_size(-1))
+        _registered.add(db)
