@@ -9,12 +9,13 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from hindsight_desktop import __version__
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.maintenance.forget import BULK_ARCHIVE_CAP
+from hindsight_desktop.core.recall import render
 from hindsight_desktop.core.recall.render import DATA_NOT_INSTRUCTIONS
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.tools import MemoryTools
@@ -86,13 +87,31 @@ class MemoryServer(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if not isinstance(cause, ValidationError):
                 raise
             # Keep the ValidationError as the cause: the SDK then logs field names only, never values.
             raise ToolError(f"Error executing tool {name}: invalid arguments: {argument_problems(cause)}") from cause
+        if isinstance(result, CallToolResult):
+            # What reaches the assistant carries no character a person cannot see (render.visible): the
+            # structured copy too, where memory text and names travel as they were stored.
+            result.structured_content = _visible(result.structured_content)
+            for item in result.content:
+                if isinstance(item, TextContent):
+                    item.text = render.visible(item.text)
+        return result
+
+
+def _visible(value: Any) -> Any:
+    if isinstance(value, str):
+        return render.visible(value)
+    if isinstance(value, dict):
+        return {_visible(k): _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
 
 
 def argument_problems(error: ValidationError) -> str:

@@ -3,8 +3,11 @@
 The MCP tools send these next to their structured results: a model reads "claude-code noted on 3 May
 2026: “I prefer window seats.”" more reliably than a JSON row. Every rendered memory names who wrote it
 and when, so one assistant's note is never passed off as the person's own words; only what the person
-wrote by hand (the app, the CLI) reads as "You said…". Memory text is put on one line with its quotes
-neutralised, so a memory cannot forge further numbered results, and every rendering of recalled text
+wrote by hand (the app, the CLI) reads as "You said…", and what an import brought in reads as imported
+from its source. Memory text is put on one line, without the characters that draw nothing (the TAG
+block, zero-width and direction characters: text a person cannot see but a model reads) and with quote
+marks of every script made apostrophes, so a memory cannot close the quote it is shown in, forge
+further numbered results or carry hidden instructions; every rendering of recalled text
 carries `DATA_NOT_INSTRUCTIONS`, because memory text must never be obeyed. A memory written mostly in
 Chinese characters is rendered in Chinese.
 
@@ -19,6 +22,7 @@ Chinese characters is rendered in Chinese.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -36,12 +40,19 @@ DATA_NOT_INSTRUCTIONS = (
 # What the person does by hand is written under these names (the app and the CLI use "desktop"); no
 # assistant may take them (mcp/identity.py reserves them), so only these read as the person's words.
 PERSON_WRITERS = frozenset({"desktop", "cli"})
+# What an import brought in from elsewhere is written as "import:<source>" (portable/import_formats.py):
+# it reads as imported from that source, whoever ran the import.
+IMPORTED = "import:"
 
-# Double quotes of every script become a plain apostrophe inside rendered text, so a memory cannot
-# close the quote it is shown in and continue as if it were the renderer speaking.
-_QUOTES = str.maketrans({q: "'" for q in '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f\uff02'})
-# Direction overrides and isolates can make text display in another order than it is read.
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+# Characters that draw nothing: the TAG block (a known channel for instructions a person cannot see),
+# zero-width and joiner characters, direction controls, the soft hyphen, variation selectors beyond the
+# two that pick text or emoji style, and the rest of Unicode's default-ignorable code points.
+_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
+              (0xFE00, 0xFE0D), (0xFFA0, 0xFFA0), (0x1BCA0, 0x1BCA3), (0xE0000, 0xE0FFF))
+# Words in the names of punctuation, symbols and modifier letters that can stand for a quotation mark,
+# beyond the Pi/Pf categories: primes and ditto marks, CJK corner brackets, ornaments, double acute.
+_QUOTE_NAMES = ("QUOTATION", "QUOTE", "PRIME", "DITTO", "CORNER BRACKET", "GERESH", "GERSHAYIM", "APOSTROPHE",
+                "TURNED COMMA", "DOUBLE ACUTE")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
@@ -81,11 +92,41 @@ def day_zh(value: datetime, tz: tzinfo | None = None) -> str:
     return f"{local.year}年{local.month}月{local.day}日"
 
 
+@functools.lru_cache(maxsize=4096)
+def _shown(ch: str) -> str:
+    """What one character becomes in rendered text: '' (invisible), ' ' (a break), "'" (a quote) or itself."""
+    code = ord(ch)
+    category = unicodedata.category(ch)
+    if category == "Cf" or any(low <= code <= high for low, high in _IGNORABLE):
+        return ""
+    if category in ("Cc", "Zl", "Zp"):
+        return " "
+    if category in ("Pi", "Pf") or unicodedata.normalize("NFKC", ch) in ('"', "'"):
+        return "'"
+    if category[0] in "PS" or category == "Lm":
+        name = unicodedata.name(ch, "")
+        if any(word in name for word in _QUOTE_NAMES):
+            return "'"
+    return ch
+
+
+def visible(text: str) -> str:
+    """`text` without the characters that draw nothing (see _IGNORABLE); everything else as it is. A
+    text or emoji presentation selector is kept once after the character it styles."""
+    out: list[str] = []
+    for ch in text:
+        if ch in "\ufe0e\ufe0f":
+            if out and out[-1] not in "\ufe0e\ufe0f":
+                out.append(ch)
+        elif _shown(ch) != "":
+            out.append(ch)
+    return "".join(out)
+
+
 def one_line(text: str) -> str:
-    """Text safe to show inside one numbered line: line breaks, control and direction characters
-    become spaces, runs of space collapse, and double quotes become apostrophes."""
-    chars = [" " if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text]
-    return " ".join("".join(chars).translate(_QUOTES).split())
+    """Text safe to show inside one numbered line: invisible characters dropped, line breaks and control
+    characters become spaces, runs of space collapse, and quote marks of every script become apostrophes."""
+    return " ".join("".join(_shown(ch) for ch in visible(text)).split())
 
 
 def language(text: str) -> str:
@@ -127,12 +168,17 @@ def memory_sentence(memory: Memory, tz: tzinfo | None = None) -> str:
     text = one_line(memory.content)
     writer = one_line(memory.client) or "an assistant"
     by_person = memory.client in PERSON_WRITERS
+    source = one_line(memory.client[len(IMPORTED):]) if memory.client.startswith(IMPORTED) else None
     if language(text) == "zh":
         when = day_zh(memory.occurred_at, tz)
+        if source is not None:
+            return f"{when}从 {source or '文件'} 导入：\u201c{text}\u201d"
         if by_person:
             return f"你在{when}提到：\u201c{text}\u201d"
         return f"{writer} 在{when}记下：\u201c{text}\u201d"
     when = day(memory.occurred_at, tz)
+    if source is not None:
+        return f"Imported from {source or 'a file'} on {when}: \u201c{text}\u201d"
     if not by_person:
         return f"{writer} noted on {when}: \u201c{text}\u201d"
     clause = first_person_clause(text)
@@ -206,7 +252,8 @@ def forget_text(receipt: ForgetReceipt) -> str:
 
 
 def link_text(link: Link) -> str:
-    return f"Linked {link.source_id} to {link.target_id} as \u201c{link.type}\u201d (strength {link.strength:.2f})."
+    return (f"Linked {one_line(link.source_id)} to {one_line(link.target_id)} as \u201c{one_line(link.type)}\u201d "
+            f"(strength {link.strength:.2f}).")
 
 
 _MAINTENANCE_LABELS = {
