@@ -16,6 +16,7 @@ from hindsight_desktop.core.portable.own_format import FIELDS
 from hindsight_desktop.core.timeutil import from_db
 
 Related = Callable[[set[str]], Iterator[dict[str, Any]]]
+Trailer = Callable[[], dict[str, Any]]  # fields written after every record (the seal), asked for last
 LAYER_ORDER = ("semantic", "procedural", "episodic", "working")
 
 
@@ -24,15 +25,20 @@ def _dump(value: Any) -> str:
 
 
 def write_json(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-               events: Related) -> dict[str, int]:
-    """One JSON object: the header's fields, then "memories", "links" and "events" arrays."""
+               events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+    """One JSON object: the header's fields, then "memories", "links" and "events" arrays, then the
+    trailer's fields."""
     out.write("{\n")
     for key, value in header.items():
         out.write(f"  {_dump(key)}: {_dump(value)},\n")
     ids: set[str] = set()
     counts = {"memories": _array(out, "memories", _collect(memories, ids), last=False)}
     counts["links"] = _array(out, "links", links(ids), last=False)
-    counts["events"] = _array(out, "events", events(ids), last=True)
+    counts["events"] = _array(out, "events", events(ids), last=trailer is None)
+    if trailer is not None:
+        fields = list(trailer().items())
+        for i, (key, value) in enumerate(fields, 1):
+            out.write(f"  {_dump(key)}: {_dump(value)}{',' if i < len(fields) else ''}\n")
     out.write("}\n")
     return counts
 
@@ -54,8 +60,9 @@ def _array(out: TextIO, name: str, items: Iterable[dict[str, Any]], last: bool) 
 
 
 def write_jsonl(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-                events: Related) -> dict[str, int]:
-    """One JSON object per line, each tagged with "record": header, memory, link or event."""
+                events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+    """One JSON object per line, each tagged with "record": header, memory, link or event; the trailer's
+    fields last, on a line of their own tagged "seal"."""
     out.write(_dump({"record": "header", **header}) + "\n")
     ids: set[str] = set()
     counts = {"memories": 0, "links": 0, "events": 0}
@@ -64,11 +71,13 @@ def write_jsonl(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str
         for item in source:
             out.write(_dump({"record": name, **item}) + "\n")
             counts["memories" if name == "memory" else name + "s"] += 1
+    if trailer is not None:
+        out.write(_dump({"record": "seal", **trailer()}) + "\n")
     return counts
 
 
 def write_csv(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-              events: Related) -> dict[str, int]:
+              events: Related, trailer: Trailer | None = None) -> dict[str, int]:
     """One row per memory, every field; entities and metadata as JSON text. No links or history."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIELDS)
@@ -104,7 +113,7 @@ def _cell(value: Any) -> Any:
 
 
 def write_markdown(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-                   events: Related) -> dict[str, int]:
+                   events: Related, trailer: Trailer | None = None) -> dict[str, int]:
     """For a person to read: grouped by layer, then by day (newest first), times in local time."""
     by_layer: dict[str, list[tuple[datetime, dict[str, Any]]]] = {}
     n = 0

@@ -7,17 +7,21 @@ bundle, the field path) so the person can fix the file.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.portable import own_format
+from hindsight_desktop.core.portable import json_input, own_format, seal
 
 FORMATS = ("json", "jsonl", "mcp-memory", "markdown", "text", "lines")
 ALIASES = {"mcp": "mcp-memory", "md": "markdown", "txt": "text", "chatgpt": "lines", "claude": "lines"}
+# What another tool's memories are written under: "import:<source>" (the name a person gave, such as
+# chatgpt, when they gave one). No client can take such a name (client names have no ':'), and the
+# renderer shows it as "imported from <source>", never as the person's own words.
+IMPORT_PREFIX = "import:"
+_SOURCES = {"mcp-memory": "mcp-memory", "markdown": "markdown", "text": "text", "lines": "memories-list"}
 _BULLET = re.compile(r"^\s*(?:[-*•–]|\d{1,3}[.)])\s+")
 _RULE = re.compile(r"^\s*(?:#{1,6}\s.*|#{1,6}|[-*_]{3,}|```.*)\s*$")
 
@@ -29,6 +33,8 @@ class Bundle:
     memories: list[dict[str, Any]] = field(default_factory=list)
     links: list[tuple[str, str, str, float, str]] = field(default_factory=list)
     events: list[tuple] = field(default_factory=list)
+    digest: str = ""  # of every record as written in the file (seal.Digest)
+    seal: Any = None  # the file's own seal field, unchecked
 
 
 @dataclass
@@ -44,6 +50,7 @@ class Item:
 
 
 def read_text(path: Path) -> str:
+    json_input.check_size(Path(path))
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -53,6 +60,14 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InvalidInput(f"{Path(path).name}, line {line}: not UTF-8 text (byte {exc.start})") from None
+
+
+def source_writer(chosen: str, given: str | None) -> str:
+    """The writer for memories read from a file of format `chosen` (`given` as the person named it)."""
+    alias = (given or "").strip().lower()
+    if chosen == "lines" and alias in ("chatgpt", "claude"):
+        return IMPORT_PREFIX + alias
+    return IMPORT_PREFIX + _SOURCES.get(chosen, chosen)
 
 
 def normalise(fmt: str | None) -> str | None:
@@ -71,16 +86,16 @@ def detect(path: Path, text: str) -> str:
     suffix = Path(path).suffix.lower()
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if suffix in (".json", ".jsonl", ".ndjson") or first.startswith("{"):
-        head = _first_object(first)
+        head = _first_object(first, f"{Path(path).name}, line 1")
         if head is not None and head.get("record") == "header":
             return "jsonl"
         if head is not None and head.get("type") in ("entity", "relation"):
             return "mcp-memory"
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError as exc:
+            whole = json_input.load(text, Path(path).name)
+        except InvalidInput:
             if head is None:  # not one object per line either: say where the JSON breaks
-                raise InvalidInput(f"{Path(path).name}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+                raise
             whole = None
         if isinstance(whole, dict) and whole.get("format") == own_format.FORMAT:
             return "json"
@@ -97,10 +112,10 @@ def detect(path: Path, text: str) -> str:
     return "text" if has_paragraphs or len([ln for ln in lines if ln.strip()]) <= 1 else "lines"
 
 
-def _first_object(line: str) -> dict[str, Any] | None:
+def _first_object(line: str, where: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(line)
-    except json.JSONDecodeError:
+        value = json_input.load(line, where, line=True)
+    except InvalidInput:
         return None
     return value if isinstance(value, dict) else None
 
@@ -108,17 +123,19 @@ def _first_object(line: str) -> dict[str, Any] | None:
 # ---- the app's own formats ----------------------------------------------------------------------
 
 def parse_bundle(text: str, name: str) -> Bundle:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{name}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = json_input.load(text, name)
     if not isinstance(data, dict) or data.get("format") != own_format.FORMAT:
         raise InvalidInput(f"{name}: field 'format' must be {own_format.FORMAT!r}")
     _check_version(data.get("version"), f"{name}: field 'version'")
-    bundle = Bundle()
-    for key in ("memories", "links", "events"):
+    bundle = Bundle(seal=data.get(seal.FIELD))
+    digest = seal.Digest()
+    for key, kind in (("memories", "memory"), ("links", "link"), ("events", "event")):
         if not isinstance(data.get(key, []), list):
             raise InvalidInput(f"{name}: field {key!r} must be a list")
+        for raw in data.get(key, []):
+            if isinstance(raw, dict):
+                digest.add(kind, raw)
+    bundle.digest = digest.hexdigest()
     for i, raw in enumerate(data.get("memories", [])):
         bundle.memories.append(own_format.check_memory(raw, f"{name}: memories[{i}]"))
     bundle.links = [own_format.check_link(raw, f"{name}: links[{i}]") for i, raw in enumerate(data.get("links", []))]
@@ -128,6 +145,7 @@ def parse_bundle(text: str, name: str) -> Bundle:
 
 def parse_bundle_lines(text: str, name: str) -> Bundle:
     bundle = Bundle()
+    digest = seal.Digest()
     seen_header = False
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -142,16 +160,22 @@ def parse_bundle_lines(text: str, name: str) -> Bundle:
             seen_header = True
         elif not seen_header:
             raise InvalidInput(f"{where}: the first record must be the header")
+        elif kind == seal.FIELD:
+            bundle.seal = raw.get(seal.FIELD)
         elif kind == "memory":
             bundle.memories.append(own_format.check_memory(raw, where))
+            digest.add(kind, raw)
         elif kind == "link":
             bundle.links.append(own_format.check_link(raw, where))
+            digest.add(kind, raw)
         elif kind == "event":
             bundle.events.append(own_format.check_event(raw, where))
+            digest.add(kind, raw)
         else:
-            raise InvalidInput(f"{where}: field 'record' must be header, memory, link or event")
+            raise InvalidInput(f"{where}: field 'record' must be header, memory, link, event or seal")
     if not seen_header:
         raise InvalidInput(f"{name}: empty file (no header line)")
+    bundle.digest = digest.hexdigest()
     return bundle
 
 
@@ -163,10 +187,7 @@ def _check_version(value: Any, where: str) -> None:
 
 
 def _json_line(line: str, where: str) -> dict[str, Any]:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{where}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    raw = json_input.load(line, where, line=True)
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: each line must be a JSON object")
     return raw
@@ -201,9 +222,9 @@ def parse_mcp_memory(text: str, name: str) -> list[Item]:
 def _graph(text: str, name: str) -> tuple[list[tuple[str, dict]], list[tuple[str, dict]]]:
     lines: list[tuple[str, Any]]
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
+        whole = json_input.load(text, name)
+    except InvalidInput:
+        whole = None  # one object per line, each read (and refused) on its own below
     if isinstance(whole, dict) and "type" not in whole:
         # The older layout: one JSON object with "entities" and "relations" arrays.
         lines = [_tagged(f"{name}: {key}[{i}]", item, kind)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.model import switching
-from hindsight_desktop.core.portable.import_formats import Bundle, Item
+from hindsight_desktop.core.portable.import_formats import IMPORT_PREFIX, Bundle, Item
 from hindsight_desktop.core.portable.own_format import FIELDS
 from hindsight_desktop.core.records import Entity
 from hindsight_desktop.core.redact.records import redact_event, redact_record
@@ -34,6 +35,7 @@ from hindsight_desktop.core.write.writer import WriteRequest, write
 
 Progress = Callable[[int, int], None]
 EMBED_CHUNK = 64
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a client name (store/clients.py)
 
 
 @dataclass
@@ -50,6 +52,8 @@ class ImportReport:
     links: int = 0
     events: int = 0
     dangling_refs: int = 0  # superseded_by pointing at a memory neither in the file nor in the store
+    sealed: bool = False  # an own-format bundle sealed by this data folder (seal.py)
+    reattributed: int = 0  # records whose writer became "import:<writer>" (or whose pin was dropped)
     items: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,9 +79,14 @@ def in_one_transaction(parts: Parts, dry_run: bool, work: Callable[[apsw.Connect
 
 # ---- the app's own format ------------------------------------------------------------------------
 
-def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None) -> None:
+def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None, *,
+                   trusted: bool = False) -> None:
+    """Restore an own-format bundle. Unless `trusted` (sealed here, or the person vouches for it), what
+    the file claims about its writers is not believed: see `attribute`."""
     report.read = len(bundle.memories)
     validate.record_times(bundle.memories, parts.clock())  # no record dated ahead of now
+    if not trusted:
+        report.reattributed = attribute(bundle)
     # Restored as they were, except for secrets: text, metadata, entities and event details are redacted.
     personal = parts.settings.redact_personal_ids
     report.redactions += sum(redact_record(record, personal) for record in bundle.memories)
@@ -98,15 +107,41 @@ def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress:
             _insert(parts, db, record, vectors.get(record["id"]), known, report)
             if progress is not None:
                 progress(i, len(fresh))
+        # An unsealed file speaks only about its own memories: no links or history for ones already here.
+        reach = known if trusted else incoming
         for source, target, kind, strength, created_at in bundle.links:
-            if _exists(db, source, known) and _exists(db, target, known):
+            if source in reach and target in reach and _exists(db, source, known) and _exists(db, target, known):
                 report.links += relations.link(db, source, target, kind, strength, created_at)
         keep_ids = events.count(db) == 0  # an empty store: same ids
         for event in bundle.events:
+            if not trusted and event[3] not in incoming:
+                continue
             events.restore(db, event, keep_id=keep_ids)
             report.events += 1
 
     in_one_transaction(parts, report.dry_run, work)
+
+
+def imported_writer(client: str) -> str:
+    """The writer an unsealed record is restored under: "import:<its writer>", a plain name only (a
+    name that is not one becomes "import:bundle"); an "import:" writer stays as it is."""
+    if client.startswith(IMPORT_PREFIX):
+        return client
+    return IMPORT_PREFIX + (client if _PLAIN_NAME.match(client) else "bundle")
+
+
+def attribute(bundle: Bundle) -> int:
+    """Take away an unsealed bundle's claims: every writer (of memories and events) becomes an import
+    attribution, so no record reads as the person's words, joins a client's private memories or passes
+    for any client's own; nothing stays pinned. Returns how many memory records changed."""
+    changed = 0
+    for record in bundle.memories:
+        writer = imported_writer(record["client"])
+        if writer != record["client"] or record["pinned"]:
+            changed += 1
+        record["client"], record["pinned"] = writer, 0
+    bundle.events = [(*event[:4], imported_writer(event[4]), *event[5:]) for event in bundle.events]
+    return changed
 
 
 def _exists(db: apsw.Connection, memory_id: str, known: set[str]) -> bool:

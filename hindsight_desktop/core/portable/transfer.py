@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from hindsight_desktop import __version__
-from hindsight_desktop.core.engine import PERSON, MemoryEngine
+from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.portable import import_formats, own_format
+from hindsight_desktop.core.portable import import_formats, own_format, seal
 from hindsight_desktop.core.portable.export_formats import WRITERS
 from hindsight_desktop.core.portable.formats import EXPORT
 from hindsight_desktop.core.portable.importer import ImportReport, restore_bundle, write_items
 from hindsight_desktop.core.records import MemoryFilter
 from hindsight_desktop.core.store import meta, models
+from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.store.private_files import private_writer
 from hindsight_desktop.core.timeutil import to_db
 
@@ -54,6 +55,15 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
     parts = engine.current_parts()
     filtered = filters is not None and filters != MemoryFilter()
     with_vectors = bool(embeddings) and fmt in ("json", "jsonl")
+    key = _seal_key(parts.store) if fmt in ("json", "jsonl") else None
+    digest = seal.Digest()
+
+    def tapped(kind: str, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for record in records:
+            digest.add(kind, record)
+            yield record
+
+    trailer = None if key is None else (lambda: {seal.FIELD: seal.sign(key, digest.hexdigest())})
     # One read transaction on a pooled read connection: the export sees one consistent state while
     # searches and writes go on (store/readers.py).
     with parts.store.read() as db, _output(path_or_stream) as out:
@@ -63,18 +73,24 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
                   "app_version": __version__, "model": state.active.model_id if state.active else None,
                   "embeddings": with_vectors, "memories": total,
                   "filters": _filters(filters) if filtered else None}
-        rows = _counting(own_format.memories(db, filters, with_vectors), total, progress)
-        counts = WRITERS[fmt](out, header, rows, lambda ids: own_format.links(db, ids if filtered else None),
-                              lambda ids: own_format.events(db, ids if filtered else None))
+        rows = tapped("memory", _counting(own_format.memories(db, filters, with_vectors), total, progress))
+        counts = WRITERS[fmt](out, header, rows,
+                              lambda ids: tapped("link", own_format.links(db, ids if filtered else None)),
+                              lambda ids: tapped("event", own_format.events(db, ids if filtered else None)),
+                              trailer)
     where = None if hasattr(path_or_stream, "write") else str(path_or_stream)
     return {"format": fmt, **counts, "path": where}
 
 
 def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str | None = None,
-                    dry_run: bool = False, progress: Progress | None = None) -> ImportReport:
+                    dry_run: bool = False, progress: Progress | None = None, *,
+                    keep_writers: bool = False) -> ImportReport:
     """Bring memories in from a file; with `dry_run` report what would happen and change nothing.
 
-    The whole file is checked first (errors name the line or field), then written in one transaction."""
+    The whole file is checked first (errors name the line or field), then written in one transaction.
+    Who wrote each memory is kept only for a bundle this data folder sealed (seal.py), or when the
+    person says, with `keep_writers`, that the file is their own; otherwise every writer becomes
+    "import:<writer>" and nothing stays pinned. Other formats are written as "import:<source>"."""
     source = Path(path)
     text = import_formats.read_text(source)
     chosen = import_formats.normalise(fmt) or import_formats.detect(source, text)
@@ -86,7 +102,10 @@ def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str
     name = source.name
     if chosen in ("json", "jsonl"):
         parse = import_formats.parse_bundle if chosen == "json" else import_formats.parse_bundle_lines
-        restore_bundle(parts, parse(text, name), report, progress)
+        bundle = parse(text, name)
+        with engine.store.read() as db:
+            report.sealed = seal.verify(seal.key_for_import(db), bundle.digest, bundle.seal)
+        restore_bundle(parts, bundle, report, progress, trusted=report.sealed or keep_writers)
     else:
         if chosen == "mcp-memory":
             items = import_formats.parse_mcp_memory(text, name)
@@ -96,7 +115,7 @@ def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str
             items = import_formats.parse_paragraphs(text, name, chosen)
         if not items:
             raise InvalidInput(f"{name}: no memories found in the file")
-        write_items(parts, items, PERSON, report, progress)
+        write_items(parts, items, import_formats.source_writer(chosen, fmt), report, progress)
     return report
 
 
@@ -126,6 +145,26 @@ def _output(target: str | os.PathLike[str] | IO[str]) -> Iterator[TextIO]:
     if hasattr(target, "write"):
         yield target  # type: ignore[misc]
         return
+    path = Path(target)
+    if path.is_dir():
+        raise InvalidInput(f"cannot export to {path}: it is a folder; give a file name inside it")
+    if not path.parent.is_dir():
+        missing = "does not exist" if not path.parent.exists() else "is not a folder"
+        raise InvalidInput(f"cannot export to {path}: the folder {path.parent} {missing}; create it first")
     # Created exclusively with mode 0600: an export holds private memories, whatever folder it lands in.
-    with private_writer(Path(target)) as handle:
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(private_writer(path))
+        except OSError as exc:
+            raise InvalidInput(f"cannot export to {path}: {exc.strerror or exc}") from None
         yield handle
+
+
+def _seal_key(store: Store) -> bytes:
+    """The data folder's seal key, made in a write transaction the first time only."""
+    with store.read() as db:
+        key = seal.key_for_import(db)
+    if key is None:
+        with store.write() as db:
+            key = seal.key_for_export(db)
+    return key
