@@ -2,7 +2,9 @@
 
 HTTP clients get the URL and their own bearer token; Claude Desktop gets a stdio entry (it only launches
 commands). Installing merges one entry into the client's JSON file, after copying the file to a
-timestamped backup; a file that is not plain JSON is left untouched.
+timestamped backup; a file that is not plain JSON is left untouched. A file that holds a token is left
+0600 (and the result says when that narrowed it); a config that is a symbolic link stays one, and the
+file it points to is replaced atomically in its own folder.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -163,7 +166,39 @@ def snippet(k: ClientKind, t: Target) -> tuple[str, str]:
     return text, note
 
 
-def install(k: ClientKind, t: Target) -> list[Path]:
+@dataclass(frozen=True)
+class Installed:
+    """One config file written: `path` as the client names it (a symbolic link stays one: `written` is
+    the file it points to, updated in place), the backup of what was there, and the mode the file had
+    when it was narrowed to 0600 because it now holds a token. Reads as `path` (str, os.fspath)."""
+
+    path: Path
+    written: Path
+    backup: Path | None = None
+    narrowed_from: int | None = None
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    @property
+    def note(self) -> str | None:
+        """What a person should hear beyond "updated": the mode change, and a link followed."""
+        parts = []
+        if self.written != self.path:
+            parts.append(f"{self.path} is a link: updated the file it points to, {self.written}")
+        if self.narrowed_from is not None:
+            parts.append(f"{self.written} had mode {self.narrowed_from:o}; it holds the bearer token, so it is "
+                         f"now {PRIVATE_MODE:o} (only you can read it)")
+        return "; ".join(parts) or None
+
+
+PRIVATE_MODE = 0o600
+
+
+def install(k: ClientKind, t: Target) -> list[Installed]:
     """Merge the entry into each config file of this client; returns the files written."""
     if k.key == "claude-code":
         _install_claude_code(t)
@@ -171,9 +206,7 @@ def install(k: ClientKind, t: Target) -> list[Path]:
     paths = k.paths()
     if not paths:
         raise HindsightError(f"no {k.label} config file location is known on this system; paste the snippet")
-    for path in paths:
-        _merge_into(path, k, t)
-    return paths
+    return [_merge_into(path, k, t) for path in paths]
 
 
 def _install_claude_code(t: Target) -> None:
@@ -188,8 +221,9 @@ def _install_claude_code(t: Target) -> None:
         raise HindsightError(f"claude mcp add failed: {done.stderr.strip() or done.stdout.strip()}")
 
 
-def _merge_into(path: Path, k: ClientKind, t: Target) -> None:
-    data = _read_config(path)
+def _merge_into(path: Path, k: ClientKind, t: Target) -> Installed:
+    real = _real_file(path)
+    data = _read_config(real)
     servers = data.get(k.container)
     if servers is None:
         servers = data[k.container] = {}
@@ -198,10 +232,55 @@ def _merge_into(path: Path, k: ClientKind, t: Target) -> None:
     servers[SERVER_KEY] = k.entry(t)
     if k.extra is not None:
         data.update(k.extra(data))
-    if path.exists():
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        shutil.copy2(path, path.with_name(f"{path.name}.backup-{stamp}"))
-    _write_json(path, data)
+    text = json.dumps(data, indent=2) + "\n"
+    backup = _backup(path, real) if real.exists() else None
+    holds_token = bool(t.token) and t.token in text
+    narrowed = _write_atomically(real, text, private=holds_token)
+    return Installed(path, real, backup, narrowed)
+
+
+def _real_file(path: Path) -> Path:
+    """The file to write: `path`, or the file a symbolic link at `path` points to (a link that a
+    dotfiles manager keeps stays a link). Anything but a regular file there is refused."""
+    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if real.exists() and not real.is_file():
+        raise HindsightError(f"{path} is not a regular file ({real}); not touching it: paste the snippet by hand")
+    return real
+
+
+def _backup(path: Path, real: Path) -> Path:
+    """A timestamped copy beside the config as the client names it, private to the user: the old file
+    may hold an older token."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.name}.backup-{stamp}")
+    fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), PRIVATE_MODE)
+    with os.fdopen(fd, "wb") as handle, open(real, "rb") as original:
+        shutil.copyfileobj(original, handle)
+    info = real.stat()
+    os.utime(backup, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return backup
+
+
+def _write_atomically(path: Path, text: str, *, private: bool) -> int | None:
+    """Replace `path` with `text` through a temporary file in its own folder (so the rename is atomic).
+    A file that holds a token ends up 0600; any other keeps the mode it had (new ones are 0600).
+    Returns the old mode when a token file was narrowed, else None."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    mode = PRIVATE_MODE if private or old is None else old
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")  # mkstemp creates it 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode != PRIVATE_MODE:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return old if private and old is not None and old != PRIVATE_MODE and os.name == "posix" else None
 
 
 def _read_config(path: Path) -> dict[str, Any]:
@@ -214,19 +293,3 @@ def _read_config(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise HindsightError(f"{path} does not hold a JSON object; not touching it")
     return data
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Atomic write; a new file is private to the user (it may hold a token), an old one keeps its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -25,7 +25,7 @@ from hindsight_desktop.config import default_cache_dir
 from hindsight_desktop.core.errors import ModelError
 from hindsight_desktop.core.model.checksum import sha256_file
 from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file, tokenizer_file
-from hindsight_desktop.core.store.private_files import private_bytes_writer, private_dir
+from hindsight_desktop.core.store.private_files import private_bytes_writer, private_dir, private_writer
 
 DEFAULT_MODEL_FILE = "multilingual-e5-small-q4_0.gguf"
 # Bumped when the conversion itself changes, so an old file is rebuilt.
@@ -56,7 +56,9 @@ def _recorded(model: Path) -> tuple[str, str] | None:
 
 
 def _write_checksum(model: Path, digest: str) -> None:
-    checksum_file(model).write_text(f"{digest} {CONVERTER_VERSION}\n", encoding="ascii")
+    # Created 0600 from the first byte, like every file in the data folder (never chmod-ed afterwards).
+    with private_writer(checksum_file(model), encoding="ascii") as handle:
+        handle.write(f"{digest} {CONVERTER_VERSION}\n")
 
 
 def bundled_model_dirs() -> list[Path]:
