@@ -41,6 +41,50 @@ def _header(scope: Scope, name: str) -> str | None:
     return next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == raw), None)
 
 
+# The names this loopback server answers to. The SDK's own check matches "localhost:*" as a prefix, so
+# "localhost:1@evil.com" passed it; ours compares whole values, host and port.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _values(scope: Scope, name: str) -> list[str]:
+    raw = name.encode("ascii")
+    return [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == raw]
+
+
+def local_hosts(port: int | None) -> frozenset[str] | None:
+    """Every Host value that names this server on `port` exactly (None: any port, when it is unknown)."""
+    if port is None:
+        return None
+    return frozenset({f"{name}:{port}" for name in LOCAL_HOSTS} | (set(LOCAL_HOSTS) if port == 80 else set()))
+
+
+def _is_local_host(value: str, allowed: frozenset[str] | None) -> bool:
+    value = value.strip().lower()
+    if allowed is not None:
+        return value in allowed
+    name, port = value, ""
+    if ":" in value and not value.endswith("]"):
+        name, _, port = value.rpartition(":")
+    return name in LOCAL_HOSTS and (not port or (port.isdigit() and len(port) <= 5))
+
+
+def refusal(scope: Scope) -> Response | None:
+    """421 unless there is exactly one Host header naming this server (loopback name and its port); 403
+    when an Origin header is there and is not this server's own origin (http, loopback, its port)."""
+    server = scope.get("server")
+    allowed = local_hosts(server[1] if server and isinstance(server[1], int) else None)
+    hosts = _values(scope, "host")
+    if len(hosts) != 1 or not _is_local_host(hosts[0], allowed):
+        return _error(421, "Invalid Host header")
+    origins = _values(scope, "origin")
+    if origins:
+        value = origins[0].strip().lower()
+        scheme, sep, rest = value.partition("://")
+        if len(origins) != 1 or scheme != "http" or not sep or not _is_local_host(rest, allowed):
+            return _error(403, "Invalid Origin header")
+    return None
+
+
 def _error(status: int, message: str) -> Response:
     body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
     return Response(json.dumps(body, separators=(",", ":")), status_code=status, media_type="application/json")
@@ -66,7 +110,7 @@ class GuardedApp:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
             return
-        refused = await self._hosts.validate_request(Request(scope), is_post=False)
+        refused = refusal(scope) or await self._hosts.validate_request(Request(scope), is_post=False)
         if refused is not None:
             await refused(scope, receive, send)
             return

@@ -1,7 +1,8 @@
 """Streamable HTTP on 127.0.0.1 only: build the guarded app and run it under uvicorn.
 
 `serve_http` blocks (the `serve` command); `HttpServer` runs the same thing on a thread for the tray
-app, the tests and the load benchmark.
+app, the tests and the load benchmark. Each request must arrive whole within a read timeout
+(read_timeout.py); Host and Origin must name this server exactly (asgi.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hindsight_desktop.mcp.asgi import GuardedApp
 from hindsight_desktop.mcp.auth import ClientRegistry
 from hindsight_desktop.mcp.identity import NO_AUTH_CLIENT, Identity
 from hindsight_desktop.mcp.presence import Presence
+from hindsight_desktop.mcp.read_timeout import READ_TIMEOUT, timed_protocol
 from hindsight_desktop.mcp.server import build_server
 from hindsight_desktop.mcp.sessions import SessionLimits
 
@@ -70,10 +72,11 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
-def _uvicorn(app: ASGIApp) -> uvicorn.Server:
-    # Open GET streams would hold shutdown forever; two seconds is plenty for answers in flight.
+def _uvicorn(app: ASGIApp, read_timeout: float = READ_TIMEOUT) -> uvicorn.Server:
+    # Open GET streams would hold shutdown forever; two seconds is plenty for answers in flight. The
+    # protocol is h11 with a deadline for reading each request (read_timeout.py), whatever else is installed.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
-                            access_log=False)
+                            access_log=False, http=timed_protocol(read_timeout))
     return uvicorn.Server(config)
 
 
@@ -90,12 +93,12 @@ class HttpServer:
     connected (the tray reads it)."""
 
     def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None,
-                 limits: SessionLimits | None = None) -> None:
+                 limits: SessionLimits | None = None, read_timeout: float = READ_TIMEOUT) -> None:
         self.port = port
         self.presence = Presence()
         self._sock = bind_loopback(port)
         self.app = build_http_app(engine, registry, self.presence, limits)
-        self._server = _uvicorn(self.app)
+        self._server = _uvicorn(self.app, read_timeout)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
                                         name="hindsight-mcp-http", daemon=True)
 
