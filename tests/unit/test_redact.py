@@ -178,7 +178,7 @@ def test_metadata_values_and_keys_are_redacted() -> None:
             "note": "key sk-proj-cqe28_ajY75FnCttn6kfaqDeMqG3omjMyXHCabM6JOF8EFd0",
             "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20": True, "nested": [{"数据库密码": "abc123"}], "tag": "work"}
     out, kinds = redact_tree(meta)
-    assert out == {"password": "[REDACTED:password]", "DB_TOKEN": "[REDACTED:api_key]", "pin": "[REDACTED:password]",
+    assert out == {"password": "[REDACTED:password]", "DB_TOKEN": "[REDACTED:api_key]", "pin": "[REDACTED:pin]",
                    "max_tokens": 100, "note": "key [REDACTED:api_key]", "[REDACTED:api_key]": True,
                    "nested": [{"数据库密码": "[REDACTED:password]"}], "tag": "work"}
     assert len(kinds) == 6

@@ -5,6 +5,12 @@ sentence while flagging ordinary words; here only the regex lists of its shape-b
 so the patterns stay maintained upstream and a sentence costs a few microseconds.
 Importing detect-secrets pulls in `requests` (0.1-0.3 s), so it happens the first time a text holds a
 token-like run (text.py checks that first), not when the app or a command starts.
+
+Some of those patterns backtrack: a run of "sk-" or "eyJ" characters, or of spaces after a keyword,
+costs them time that grows with the square of its length or worse. They are not ours to rewrite, so
+what they see is bounded instead: runs of spaces are cut to one, and the text is read in overlapping
+windows of WINDOW characters, STEP apart, so each match of up to WINDOW - STEP characters lies whole
+in some window and the cost grows with the length of the text, not its square.
 """
 
 from __future__ import annotations
@@ -18,15 +24,19 @@ from typing import Any, NamedTuple
 # public-IP plugin finds addresses, not secrets; the npm pattern takes the rest of the line (our own
 # `npm_` rule covers the token); keyword and entropy plugins have no regex list (see own_rules.py and
 # entropy.py); PrivateKey lists header lines only, all matched by own_rules.py's key block rule (a
-# test checks each of them).
+# test checks each of them); OpenAI's pattern ("sk-" + any run + 20 + "T3BlbkFJ" + 20) backtracks in
+# cubic time on a run of "sk-" and own_rules' sk- rule matches every key it matches.
 _SKIPPED = frozenset({"ArtifactoryDetector", "IPPublicDetector", "NpmDetector", "KeywordDetector",
-                      "Base64HighEntropyString", "HexHighEntropyString", "PrivateKeyDetector"})
+                      "Base64HighEntropyString", "HexHighEntropyString", "PrivateKeyDetector", "OpenAIDetector"})
 _KINDS = {"BasicAuthDetector": "connection_string", "JwtTokenDetector": "jwt"}
 # A token continues over these characters: a pattern that fixes a length (Stripe's 24) must not leave
 # the tail of a longer, newer token behind.
-_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]{0,512}+")
 _LABEL = re.compile(r"^[\s\"':=]*(?:[A-Za-z][A-Za-z0-9_]*=)?[\s\"']*")
 _TRIM = " \t\r\n\"':="
+WINDOW = 512
+STEP = 256
+_SPACE_RUN = re.compile(r"\s{2,}+")
 
 
 class Detector(NamedTuple):
@@ -52,12 +62,16 @@ def detectors() -> tuple[Detector, ...]:
     return tuple(found)
 
 
-def secret_span(text: str, m: re.Match[str]) -> tuple[int, int] | None:
+def secret_span(text: str, m: re.Match[str], offset: int = 0) -> tuple[int, int] | None:
     """The part of a detector match to hide: the captured value when the pattern captures one after a
-    keyword, else the whole token without the delimiters and labels some patterns include."""
-    start, end = m.span()
+    keyword, else the whole token without the delimiters and labels some patterns include. `m` was
+    found in a window of `text` that starts at `offset`."""
+    start, end = m.start() + offset, m.end() + offset
     for group in range(m.re.groups, 0, -1):
         g_start, g_end = m.span(group)
+        if g_start < 0:
+            continue
+        g_start, g_end = g_start + offset, g_end + offset
         # A value captured after a keyword ("aws_key = '...'") and closing the match; not a prefix like
         # "ghp" nor an optional part in the middle of a token.
         if g_start > start and end - g_end <= 2 and not any(ch.isalnum() for ch in text[g_end:end]):
@@ -73,10 +87,34 @@ def secret_span(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     return start, tail.end() if tail is not None else end
 
 
+def _squeezed(text: str) -> tuple[str, list[int] | None]:
+    """`text` with each run of spaces cut to its first character, and where each character came from."""
+    if _SPACE_RUN.search(text) is None:
+        return text, None
+    pieces: list[str] = []
+    where: list[int] = []
+    last = 0
+    for m in _SPACE_RUN.finditer(text):
+        pieces.append(text[last:m.start() + 1])
+        where.extend(range(last, m.start() + 1))
+        last = m.end()
+    pieces.append(text[last:])
+    where.extend(range(last, len(text)))
+    return "".join(pieces), where
+
+
 def find(text: str) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every service token detect-secrets' patterns recognise in `text`."""
-    for detector in detectors():
-        for m in detector.pattern.finditer(text):
-            span = secret_span(text, m)
-            if span is not None:
-                yield detector.kind, span[0], span[1]
+    seen, where = _squeezed(text)
+    found = set()
+    for offset in range(0, max(1, len(seen) - WINDOW + STEP), STEP):
+        window = seen[offset:offset + WINDOW]
+        for detector in detectors():
+            for m in detector.pattern.finditer(window):
+                span = secret_span(seen, m, offset)
+                if span is not None and (detector.kind, *span) not in found:
+                    found.add((detector.kind, *span))
+                    if where is None:
+                        yield detector.kind, span[0], span[1]
+                    else:
+                        yield detector.kind, where[span[0]], where[span[1] - 1] + 1

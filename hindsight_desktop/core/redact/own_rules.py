@@ -92,37 +92,36 @@ def _tokenish(value: str) -> bool:
     return any(not ch.isalpha() for ch in value)
 
 
-def _plainly_token(word: str) -> bool:
+def plainly_token(word: str) -> bool:
     """Letters mixed with digits or symbols, 6+ characters: "hunter2000", "Xk9#mq2!", not "2FA" or "reset"."""
-    return len(word) >= 6 and any(ch.isalpha() for ch in word) and _tokenish(word)
+    return len(word) >= 6 and any(ch.isalpha() for ch in word) and any(
+        not ch.isalpha() and ch not in "'’-" for ch in word)  # "grandma's", "well-known" are words
 
 
-def pick_password(m: re.Match[str]) -> Span | None:
-    """A quoted value whole; a token-like first word alone ("hunter2, remember it"); a phrase of plain
-    words ("correct horse battery staple") up to the end of its clause, so no word of it is left."""
-    start, end = m.span("s")
-    value = m.group("s")
+def password_span(value: str, sep: str) -> Span | None:
+    """Where the password in `value` (the rest of the line after the keyword and `sep`, "" for a plain
+    space) lies: a quoted value whole; a token-like first word alone ("hunter2, remember it"); a phrase
+    of plain words ("correct horse battery staple") up to the end of its clause, so no word of it is left."""
     if value[0] in "\"'“‘" and len(value) > 2:
         close = {"“": "”", "‘": "’"}.get(value[0], value[0])
         stop = value.find(close, 1)
         if stop > 1:
-            return start, start + stop + 1  # a quoted password is taken whole, punctuation included
-    sep = m.group("sep").strip()
+            return 0, stop + 1  # a quoted password is taken whole, punctuation included
     # In an assignment (env files, URLs) a final "!" or "." is part of the password, not of a sentence.
     first = value.split(None, 1)[0].rstrip(",;\"'" if sep in ("=", ":=") else _TRAILING_PUNCT)
-    if not sep and not _plainly_token(first):
+    if not sep and not plainly_token(first):
         return None
     prose = LABEL_PROSE_WORDS if sep in (":", "：", "=", ":=", "=>") else PROSE_WORDS
     if len(first) < 3 or first.lower() in prose or "[REDACTED" in first:
         return None
     if _tokenish(first) or sep in ("=", ":=") or " " not in value:
-        return start, start + len(first)
+        return 0, len(first)
     clause = _CLAUSE_END.search(value, 0, MAX_PHRASE)
     phrase = value[: clause.start() if clause else MAX_PHRASE].rstrip().rstrip(_TRAILING_PUNCT)
     cut = phrase.find("[REDACTED")
     if cut > 0:
         phrase = phrase[:cut].rstrip()
-    return start, start + len(phrase)
+    return 0, len(phrase)
 
 
 def pick_assignment(m: re.Match[str]) -> Span | None:
@@ -139,10 +138,33 @@ def pick_assignment(m: re.Match[str]) -> Span | None:
     return None
 
 
-def pick_chinese_password(m: re.Match[str]) -> Span | None:
+def _host_at(value: str) -> int:
+    """Where the "@" that ends a URL's password is: the first one followed by a host (and then a port,
+    a path, a query or the end), so "p@ss/w0rd@db.example.com/app" keeps "db.example.com/app"; a host
+    with a dot or a port wins over a bare name ("p@ss64/x@10.0.0.5:3306": "ss64" is part of the password)."""
+    first = -1
+    at = value.find("@")
+    while at > 0:
+        host = _HOST.match(value, at + 1)
+        if host is not None:
+            if "." in host.group() or ":" in host.group() or host.group() == "localhost":
+                return at
+            first = at if first < 0 else first
+        at = value.find("@", at + 1)
+    return first
+
+
+_HOST = re.compile(r"(?<![A-Za-z0-9.-])[A-Za-z0-9](?:[A-Za-z0-9-]*+\.)*+[A-Za-z0-9-]*+(?::\d++)?(?=[/?#]|$)")
+
+
+def _pick_url_password(m: re.Match[str]) -> Span | None:
+    value = m.group("s")
+    at = _host_at(value)
+    # "host:8080/path/@anna" is a port and a path, not a password.
+    if at <= 0 or value[:at].split("/", 1)[0].isdigit() and "/" in value[:at]:
+        return None
     start = m.start("s")
-    value = m.group("s").rstrip(_TRAILING_PUNCT)
-    return (start, start + len(value)) if len(value) >= 3 and not value.startswith("[REDACTED") else None
+    return start, start + at
 
 
 def _pick_aws_secret(m: re.Match[str]) -> Span | None:
@@ -154,22 +176,23 @@ def _pick_aws_secret(m: re.Match[str]) -> Span | None:
 
 # An identifier may end in the keyword: DATABASE_PASSWORD, MY_API_KEY, AWS_SECRET_ACCESS_KEY, _authToken.
 _BEFORE = r"(?<![A-Za-z0-9])"
-_SEP = r"(?P<sep>\s*(?::=|=>|[:=：])\s*|\s+(?:is|was|are)\s*:?\s*|\s*(?:是|为|為)\s*)"
-# "wifi password Xk9#mq2!": no separator, taken only when the next word is plainly a token (see pick_password).
-_SEP_OR_SPACE = _SEP[:-1] + r"|[ \t]+)"
+# Possessive runs of spaces: a long run before no separator costs one pass, not one per split.
+_SEP = r"(?P<sep>\s*+(?::=|=>|[:=：])\s*+|\s++(?:is|was|are)\s*+:?\s*+|\s*+(?:就是|是|叫|为|為)\s*+[:：]?\s*+)"
 TOKEN_KEYWORDS = (
     r"api[_ .-]?(?:key|secret|token)|apikey|access[_ .-]?(?:key|token)|secret[_ .-]?key|auth[_ .-]?token|authtoken"
     r"|refresh[_ .-]?token|bearer[_ .-]?token|session[_ .-]?(?:token|secret)|id[_ .-]?token|client[_ .-]?secret"
     r"|app[_ .-]?secret|private[_ .-]?key|account[_ .-]?key|accountkey|signing[_ .-]?key|encryption[_ .-]?key"
-    r"|master[_ .-]?key|webhook[_ .-]?secret|credentials?|token|secret|signature|sig|x-api-key"
+    r"|master[_ .-]?key|webhook[_ .-]?secret|credentials?|creds|token|secret|signature|sig|x-api-key"
 )
-# Short ones count only before ":" or "=" ("PIN: 4821", "DB_PASS=..."): "pass the salt" is prose.
-PASSWORD_KEYWORDS = (r"password|passwd|pwd|passphrase|passcode|pw(?=\s*[:=])|(?<=_)pass(?=\s*[:=])|pass(?=\s*=)"
-                     r"|pin(?:\s+code)?(?=\s*[:=])")
+# Short ones count only before ":" or "=" ("DB_PASS=..."): "pass the salt" is prose. PINs, CVVs and
+# one-time codes have families of their own (forms.py).
+PASSWORD_KEYWORDS = (r"password|passwd|pwd(?!\s*=\s*[/~.])|passphrase|passcode|pass\s+code|pw(?=\s*[:=])|(?<=_)pass(?=\s*[:=])"
+                     r"|pass(?=\s*=)")
 # Every header detect-secrets' PrivateKeyDetector knows (RSA, EC, DSA, OPENSSH, PGP ... BLOCK, SSH2
 # ENCRYPTED, PuTTY) fits these two; tests/unit/test_redact.py checks that against its list.
-_PRIVATE_KEY_START = r"BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d"
-_PRIVATE_KEY_END = r"END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?(?: ?-{3,5})?|Private-MAC: ?\S+"
+# At most four words before PRIVATE KEY, so a long run of capitals costs one pass per BEGIN.
+_PRIVATE_KEY_START = r"BEGIN (?:[A-Z0-9]++ ){0,4}PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d"
+_PRIVATE_KEY_END = r"END (?:[A-Z0-9]++ ){0,4}PRIVATE KEY(?: BLOCK)?(?: ?-{3,5})?|Private-MAC: ?\S+"
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -178,11 +201,13 @@ RULES: tuple[Rule, ...] = (
         re.compile(rf"(?:-{{3,5}} ?)?(?:{_PRIVATE_KEY_START}).*?(?:{_PRIVATE_KEY_END}|\Z)", re.S),
         whole, ("PRIVATE KEY", "PuTTY"),
     ),
+    # The scheme starts where no scheme character precedes it, and every run is possessive, so a long run
+    # of "a." before "://" is read once. The password may hold "/" and "@" (see _pick_url_password).
     Rule("connection_string",
-         re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@\[\]]*:(?P<s>[^\s@/\[\]]+)@[^\s/@]"), group("s"),
-         ("://",)),
+         re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://[^\s:/@\[\]]*+:(?P<s>[^\s\[\]]++)"),
+         _pick_url_password, ("://",)),
     Rule("jwt",
-         re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}(?![A-Za-z0-9_-])"),
+         re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+(?![A-Za-z0-9_-])"),
          whole, ("eyJ",)),
     # Webhook URLs: the host stays readable, the path that is the credential goes.
     Rule("api_key",
@@ -218,37 +243,19 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"(?i:aws|amazon)[^\n]{0,60}?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         _pick_aws_secret, (LONG_RUN,),
     ),
-    Rule("api_key", re.compile(r"\b(?:[Bb]earer|Basic)\s+(?P<sep>)(?P<s>[A-Za-z0-9._~+/=-]{16,})"), pick_assignment,
+    Rule("api_key", re.compile(r"\b(?:[Bb]earer|Basic)\s++(?P<sep>)(?P<s>[A-Za-z0-9._~+/=-]{16,})"), pick_assignment,
          (LONG_RUN,)),
     Rule(
         "api_key",
-        re.compile(rf"{_BEFORE}(?:{TOKEN_KEYWORDS})s?[\"']?{_SEP}[\"'“]?(?P<s>[^\s\[\"'”&<>,;]+)", re.I),
+        re.compile(rf"{_BEFORE}(?:{TOKEN_KEYWORDS})s?[\"']?{_SEP}[\"'“]?(?P<s>[^\s\[\"'”&<>,;]++)", re.I),
         pick_assignment,
     ),
-    Rule("api_key",
-         re.compile(rf"(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌|访问令牌){_SEP}(?P<s>[\x21-\x5a\x5c\x5e-\x7e]+)"),
-         pick_chinese_password),
-    Rule(
-        "password",
-        re.compile(
-            rf"{_BEFORE}(?:{PASSWORD_KEYWORDS})s?"
-            r"(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+(?:\s+[\w.@-]+)?)?"
-            # The value is looked at, not consumed, so a second password later on the line is found too.
-            rf"[\"']?{_SEP_OR_SPACE}(?=(?P<s>[\"'“‘][^\n]+|[^\s\[][^\n]*))",
-            re.I,
-        ),
-        pick_password,
-    ),
-    # Chinese: the value is the ASCII run after the cue, so 密码是多少 (a question) is left alone.
-    Rule("password",
-         re.compile(rf"(?:密码|密碼|口令){_SEP}(?P<s>[\x21-\x5a\x5c\x5e-\x7e]+(?: [\x21-\x7e]+)*)"),
-         pick_chinese_password),
     Rule(
         "card_number",
         # Contiguous, or in 4-digit groups, or the 4-6-5 Amex layout; issuers start with 2-6. Digits after
         # letters are a tracking or order number (YT2254367782910), not a card.
         re.compile(
-            r"(?<![A-Za-z\d-])(?:[2-6]\d{12,18}|[2-6]\d{3}(?P<sep>[ -])\d{4}(?P=sep)\d{4}(?P=sep)\d{1,7}"
+            r"(?<![A-Za-z\d-])(?:[2-6]\d{12,18}|[2-6]\d{3}(?P<sep>[ -])\d{4}(?P=sep)\d{4}(?P=sep)\d{1,4}(?:(?P=sep)\d{3})?"
             r"|3\d{3}[ -]\d{6}[ -]\d{5})(?![A-Za-z\d-])"
         ),
         _pick_card,

@@ -1,8 +1,11 @@
 """Redaction of everything around a memory's text: metadata (every string, keys too), session ids, and
 the records, entities and event details of an imported own-format bundle.
 
-A value stored under a secret's name ({"password": "correct horse"}, {"DB_TOKEN": "abc"}) is redacted
-whole: its name is the label, so it needs no recognisable shape.
+A value stored under a secret's name ({"password": "correct horse"}, {"DB_TOKEN": "abc"}, {"cvv": 123})
+is redacted whole, numbers included: its name is the label, so it needs no recognisable shape. Names
+are read on the normalised view (full-width, hidden characters, look-alike letters undone) and in
+camelCase as well as snake_case. A name that counts tokens ("max_tokens", "prompt_tokens") is not a
+secret's. Labels (a memory's type, a link's relation type) are redacted too (redact_label).
 """
 
 from __future__ import annotations
@@ -11,15 +14,33 @@ import json
 import re
 from typing import Any
 
+from hindsight_desktop.core.redact.normalise import view
 from hindsight_desktop.core.redact.own_rules import PASSWORD_KEYWORDS, TOKEN_KEYWORDS
 from hindsight_desktop.core.redact.text import PLACEHOLDER, redact_secrets
 
-_NAME_PREFIX = r"^(?:[A-Za-z0-9]+[_ .-])*"
-_PASSWORD_NAME = re.compile(rf"{_NAME_PREFIX}(?:{PASSWORD_KEYWORDS}|pw|pass|pin|pin[_ ]?code)s?$|^(?:.*密码|口令)$", re.I)
-_TOKEN_NAME = re.compile(rf"{_NAME_PREFIX}(?:{TOKEN_KEYWORDS})s?$|^.*(?:密钥|秘钥|私钥|令牌)$", re.I)
+# Words joined by "_", " ", "." or "-"; each group is possessive, so a long name is read once.
+_NAME_PREFIX = r"^(?:[A-Za-z0-9]++[_ .-])*"
+_S = r"(?:s|_?codes?|_?numbers?|_?no)?$"
+_NAMES = (
+    ("password", re.compile(rf"{_NAME_PREFIX}(?:{PASSWORD_KEYWORDS}|pw|pass|pass_?code|pass_?word)s?$"
+                            r"|(?:密码|密碼|口令)$", re.I)),
+    ("pin", re.compile(rf"{_NAME_PREFIX}pin{_S}|(?i:pin)\s*(?:码|碼)$", re.I)),
+    ("cvv", re.compile(rf"{_NAME_PREFIX}(?:cvv2?|cvc2?|csc|card_?security_?code|security_?code){_S}|安全码$|安全碼$",
+                       re.I)),
+    ("otp", re.compile(rf"{_NAME_PREFIX}(?:otp|totp|hotp|one_?time_?(?:code|password|pin)|verification_?code"
+                       rf"|(?:2fa|mfa|backup|recovery|auth|login|sms)_?codes?){_S}"
+                       r"|(?:验证码|驗證碼|动态码|動態碼|提取码|授权码)$", re.I)),
+    ("api_key", re.compile(rf"{_NAME_PREFIX}(?:{TOKEN_KEYWORDS}|creds?|cookie){_S}"
+                           r"|(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)$", re.I)),
+)
+# "max_tokens": 4096, "prompt_tokens": 120 count tokens; they do not hold one.
+_COUNT_NAME = re.compile(r"^(?:[A-Za-z0-9]++[_ .-])*(?:max|min|num|n|total|prompt|completion|input|output|used"
+                         r"|cached|reasoning|context|remaining|budget|limit|count)[_ .-]tokens?$|^tokens?[_ .-]"
+                         r"(?:count|limit|used|total|budget|per[_ .-]\w+)$|^tokens$", re.I)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
-
-_NUMBER_KINDS = ("password", "phone", "id_number", "passport")  # a PIN or a phone number may be stored as a number
+# a PIN, a CVV, a one-time code, a token or a phone number may be stored as a number
+_NUMBER_KINDS = ("password", "pin", "cvv", "otp", "api_key", "phone", "id_number", "passport")
 _PERSONAL_NAMES = (
     ("passport", re.compile(rf"{_NAME_PREFIX}passport(?:[_ .-]?(?:no|num|number))?s?$|护照|護照", re.I)),
     ("iban", re.compile(rf"{_NAME_PREFIX}iban$", re.I)),
@@ -30,12 +51,16 @@ _PERSONAL_NAMES = (
 
 
 def secret_name_kind(name: str, personal: bool = False) -> str | None:
-    """"password" or "api_key" when `name` labels a secret (DATABASE_PASSWORD, apiKey, 密钥); with
-    `personal`, also the kind of personal identifier it labels ({"passport": ...}, {"手机": ...})."""
-    if _PASSWORD_NAME.match(name):
-        return "password"
-    if _TOKEN_NAME.match(name):
-        return "api_key"
+    """The kind of secret `name` labels (DATABASE_PASSWORD, apiKey, cvv, otpCode, 密钥: "password", "api_key",
+    "cvv", "otp"...); with `personal`, also the kind of personal identifier it labels ({"passport": ...},
+    {"手机": ...})."""
+    name = view(name.strip()).text
+    name = _CAMEL.sub("_", name) if not name.isupper() else name
+    hidden = name.rsplit(".", 1)[-1] if "." in name else name  # the last part of a dotted path
+    if not _COUNT_NAME.match(hidden):
+        for kind, pattern in _NAMES:
+            if pattern.search(hidden):
+                return kind
     if personal:
         for kind, pattern in _PERSONAL_NAMES:
             if pattern.search(name):
@@ -76,6 +101,22 @@ def redact_tree(value: Any, personal: bool = False, *, under: str | None = None)
             kinds += found
         return out, kinds
     return value, kinds
+
+
+def redact_label(value: Any) -> tuple[Any, list[str]]:
+    """A label (a memory's type, a relation type) with any secret in it replaced by "redacted-<kind>",
+    which a label may hold; anything but a string is returned as it is, for the caller to refuse."""
+    if not isinstance(value, str):
+        return value, []
+    text, kinds = redact_secrets(value.strip())
+    parts = re.split(r"[-_]", value.strip(), maxsplit=1)
+    # "pin-4821", "token_a8f3k2m9q1z7": a secret's name and then its value, joined as labels are.
+    if not kinds and len(parts) == 2 and secret_name_kind(parts[0]) and any(ch.isdigit() for ch in parts[1]) \
+            and len(parts[1]) >= 4:
+        return f"{parts[0]}-redacted", [secret_name_kind(parts[0]) or "password"]
+    if not kinds:
+        return value, []
+    return re.sub(r"\[REDACTED:(\w+)\]", r"redacted-\1", text), kinds
 
 
 def redact_session_id(session_id: str | None, personal: bool = False) -> tuple[str | None, list[str]]:

@@ -1,9 +1,12 @@
 """Secret redaction: credentials are replaced by a visible "[REDACTED:<kind>]" before anything is stored.
 
+Every rule matches on the normalised view of the text (normalise.py: full-width forms, invisible
+characters and look-alike letters undone) and what it finds is replaced in the text as written.
 Three sources of rules, applied in a fixed order, most specific first, so one secret is redacted once:
-1. our own rules (own_rules): private key blocks, passwords in URLs, JWTs, webhook URLs, prefixed
-   tokens, labelled values ("DATABASE_PASSWORD=...", "api key: ...", "密码是..."), spoken passwords and
-   card numbers; a label stays readable, only the value is replaced;
+1. our own rules: private key blocks, passwords in URLs, JWTs, webhook URLs, prefixed tokens, labelled
+   tokens and card numbers (own_rules); passwords, PINs, CVVs and one-time codes told in words, in
+   English or Chinese (forms); credentials on a command line or in a shell variable (commands); a
+   label stays readable, only the value is replaced;
 2. the shape-based detectors of detect-secrets (detectors), compiled once;
 3. a randomness check for unlabelled tokens (entropy; what it keeps on purpose is listed there).
 Personal identifiers (personal_ids) are redacted only when asked: see Settings.redact_personal_ids.
@@ -18,11 +21,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.redact import detectors, entropy, own_rules, personal_ids
+from hindsight_desktop.core.redact import (
+    commands,
+    detectors,
+    entropy,
+    forms,
+    normalise,
+    own_rules,
+    personal_ids,
+)
 
 PLACEHOLDER = "[REDACTED:{}]"
 RANDOM_KIND = "token"
 MAX_ROUNDS = 4
+RULES: tuple[own_rules.Rule, ...] = own_rules.RULES + forms.RULES + commands.RULES
 
 
 def _replace(text: str, spans: Iterable[tuple[str, int, int]], kinds: list[str]) -> str:
@@ -39,16 +51,18 @@ def _replace(text: str, spans: Iterable[tuple[str, int, int]], kinds: list[str])
 
 
 def _apply(text: str, rules: Iterable[own_rules.Rule], kinds: list[str], long_run: bool) -> str:
+    seen = normalise.view(text)
     for rule in rules:
-        if not own_rules.applies(rule, text, long_run):
+        if not own_rules.applies(rule, seen.text, long_run):
             continue
         spans = []
-        for m in rule.pattern.finditer(text):
+        for m in rule.pattern.finditer(seen.text):
             span = rule.pick(m)
             if span is not None:
-                spans.append((rule.kind, *span))
+                spans.append((rule.kind, *seen.original(*span)))
         if spans:
             text = _replace(text, spans, kinds)
+            seen = normalise.view(text)
     return text
 
 
@@ -77,13 +91,15 @@ def redact_secrets(text: str, personal: bool = False, *, random_tokens: bool = T
 def _round(text: str, personal: bool, random_tokens: bool, kinds: list[str]) -> str:
     if not text:
         return text
-    long_run = own_rules.has_long_run(text)
-    text = _apply(text, own_rules.RULES, kinds, long_run)
+    long_run = own_rules.has_long_run(normalise.view(text).text)
+    text = _apply(text, RULES, kinds, long_run)
     # Every detect-secrets shape and every random token is a long run of token characters.
-    if long_run and own_rules.has_long_run(text):
-        text = _replace(text, detectors.find(text), kinds)
+    seen = normalise.view(text)
+    if long_run and own_rules.has_long_run(seen.text):
+        text = _replace(text, ((k, *seen.original(s, e)) for k, s, e in detectors.find(seen.text)), kinds)
         if random_tokens:
-            text = _replace(text, ((RANDOM_KIND, s, e) for s, e in entropy.find(text)), kinds)
+            seen = normalise.view(text)
+            text = _replace(text, ((RANDOM_KIND, *seen.original(s, e)) for s, e in entropy.find(seen.text)), kinds)
     if personal:
         text = _apply(text, personal_ids.RULES, kinds, long_run)
     return text
