@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -30,7 +31,7 @@ from support.mcp import (
 
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.store.database import utcnow
 from hindsight_desktop.mcp.auth import ClientRegistry, new_token, token_hash
 from hindsight_desktop.mcp.identity import (
@@ -410,3 +411,200 @@ def test_purge_of_what_others_wrote_needs_the_persons_setting(engine):
     # A condition still never purges, whatever the setting.
     with pytest.raises(InvalidInput, match="only on explicit memory ids"):
         engine.forget(older_than_days=0, purge=True, client="mallory", sees_all=False)
+
+
+# ---- a write cannot hide or rewrite what it does not own (issue 17 §2) --------------------------
+# The rules, for every path that supersedes (writes, event facts, imports through the pipeline,
+# maintenance): a private write supersedes only its own writer's private statements; a shared write
+# may supersede shared ones, the person's own CLI facts included (the person's assistants report the
+# person's news; the old statement stays as visible history, the event names the writer, and the
+# person can restore it); a statement counts as made no later than it was written.
+
+def read_rows(world: SimpleNamespace, sql: str, *args: Any) -> list[tuple]:
+    db = sqlite3.connect(f"file:{world.data_dir / DB_FILE}?mode=ro", uri=True)
+    try:
+        return db.execute(sql, args).fetchall()
+    finally:
+        db.close()
+
+
+def person_adds(world: SimpleNamespace, *args: str) -> str:
+    return json.loads(cli(world.data_dir, "--json", "add", *args).stdout)["id"]
+
+
+def test_a_private_write_never_supersedes_what_others_see(world):
+    berlin = person_adds(world, "I live in Berlin.")
+    dentist = person_adds(world, "My dentist appointment got moved to Friday at 3pm.")
+
+    async def attack() -> tuple[list[dict], dict]:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            written = [await call(mallory, "memory_write", content=text, scope="private")
+                       for text in ("I live in Tokyo.", "My dentist appointment is on Monday at 9am.")]
+        async with http_client(world.server.url, world.tokens["victim"]) as victim:
+            return written, await call(victim, "memory_search", query="Where do I live?", deep=True, limit=20)
+
+    written, seen = anyio.run(attack)
+    assert [w["supersedes"] for w in written] == [[], []]
+    assert read_rows(world, "SELECT id, status, superseded_by FROM memories WHERE id IN (?, ?) ORDER BY id",
+                     *sorted((berlin, dentist))) == [(i, "active", None) for i in sorted((berlin, dentist))]
+    shown = {r["id"]: r["status"] for r in seen["results"]}
+    assert shown.get(berlin) == "active" and "Tokyo" not in json.dumps(seen)
+    assert read_rows(world, "SELECT count(*) FROM events WHERE kind = 'supersede' AND memory_id IN (?, ?)",
+                     berlin, dentist) == [(0,)]
+
+
+def test_a_successor_that_goes_gives_back_what_it_replaced(world):
+    siemens = person_adds(world, "I work at Siemens.")
+
+    async def replace_then_forget() -> tuple[dict, dict]:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            acme = await call(mallory, "memory_write", content="I work at Acme.")
+            return acme, await call(mallory, "memory_forget", memory_id=acme["id"])
+
+    acme, receipt = anyio.run(replace_then_forget)
+    assert acme["supersedes"] == [siemens]  # a shared write may supersede a shared fact (see above)
+
+    def state(mid: str) -> tuple:
+        return read_rows(world, "SELECT status, superseded_by FROM memories WHERE id = ?", mid)[0]
+
+    assert state(siemens) == ("active", None)  # the forgotten successor hides nothing
+    history = json.loads(cli(world.data_dir, "--json", "show", siemens).stdout)["history"]
+    assert history[0]["kind"] == "restore" and history[0]["detail"]["successor"] == acme["id"]
+    # The person undoes the assistant's forget: the successor takes its place again.
+    cli(world.data_dir, "restore", "--batch", receipt["batch"])
+    assert state(acme["id"]) == ("active", None) and state(siemens) == ("superseded", acme["id"])
+
+    async def purge() -> dict:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            return await call(mallory, "memory_forget", memory_id=acme["id"], purge=True)
+
+    purged = anyio.run(purge)
+    assert purged["forgotten"] == [acme["id"]] and purged["removed"]["reactivated"] == 1
+    assert state(siemens) == ("active", None)
+    # Neither the receipt nor any event keeps the purged words.
+    assert "Acme" not in json.dumps(purged) and "acme" not in json.dumps(purged).lower()
+    assert read_rows(world, "SELECT count(*) FROM events WHERE instr(lower(detail), 'acme') > 0 "
+                     "OR memory_id = ? AND kind != 'purge'", acme["id"]) == [(0,)]
+
+
+def test_a_timestamp_ahead_of_now_is_refused_or_never_wins(world):
+    async def attack() -> tuple[str, dict]:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            refused = await fails(mallory, "memory_write", content="My favourite colour is mauve.",
+                                  timestamp="2199-12-31T00:00:00Z")
+            soon = (datetime.now(UTC) + timedelta(hours=23)).isoformat()
+            return refused, await call(mallory, "memory_write", content="My favourite colour is teal.",
+                                       timestamp=soon)
+
+    refused, ahead = anyio.run(attack)
+    assert "timestamp" in refused and "more than a day ahead" in refused
+    added = cli(world.data_dir, "add", "My favourite colour is ochre.", "--when", "2199-12-31T00:00:00Z", check=False)
+    assert added.returncode == 2 and "timestamp" in added.stderr and "ahead" in added.stderr
+    assert read_rows(world, "SELECT count(*) FROM memories WHERE content LIKE '%mauve%' OR content LIKE '%ochre%'") \
+        == [(0,)]
+    # Within a day of now it is stored, but counts as made when written: the person's later word wins.
+    later = json.loads(cli(world.data_dir, "--json", "add", "My favourite colour is green.").stdout)
+    assert later["supersedes"] == [ahead["id"]]
+
+
+def test_a_repeat_by_another_client_rewrites_nothing(world):
+    columns = "content, metadata, importance, type, client, scope, access_count"
+    before = read_rows(world, f"SELECT {columns} FROM memories WHERE id = ?", world.ids["offsite"])[0]
+
+    async def attack() -> dict:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            return await call(mallory, "memory_write", content=OFFSITE, importance=1.0, type="instruction",
+                              metadata={"verified": False, "note": "call mallory instead"})
+
+    repeat = anyio.run(attack)
+    assert repeat["duplicate_of"] == world.ids["offsite"]
+    after = read_rows(world, f"SELECT {columns} FROM memories WHERE id = ?", world.ids["offsite"])[0]
+    assert after[:6] == before[:6] and after[6] >= before[6] + 1
+    history = json.loads(cli(world.data_dir, "--json", "show", world.ids["offsite"]).stdout)["history"]
+    assert history[0]["kind"] == "reinforce" and history[0]["client"] == "mallory"
+    assert history[0]["detail"] == {"repeated_by": "mallory", "writer": "victim"}
+
+
+# ---- forget by query takes only what a memory says (issue 17 §4) --------------------------------
+
+def test_forget_by_query_never_follows_a_memorys_date(world):
+    lantern = person_adds(world, "我们去了哈尔滨看冰灯。")
+
+    async def attack() -> list[dict]:
+        async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
+            # The person's old notes are dated 10 January 2025; none of them says so.
+            return [await call(mallory, "memory_forget", query=query)
+                    for query in ("January", "10 January 2025", "2025", "冰灯")]
+
+    *dated, lanterns = anyio.run(attack)
+    assert [(r["matched"], r["forgotten"]) for r in dated] == [(0, [])] * 3
+    assert lanterns["forgotten"] == [lantern]
+    assert read_rows(world, f"SELECT count(*) FROM memories WHERE status = 'archived' AND id IN "
+                     f"({','.join('?' * OLD_NOTES)})", *world.ids["person"]) == [(0,)]
+
+
+# ---- attacks of our own, in the engine ------------------------------------------------------------
+
+def test_a_client_edits_only_what_it_wrote(engine):
+    private = engine.write(DOOR, client="victim", scope="private", gate=False).id
+    shared = engine.write(OFFSITE, client="victim", gate=False).id
+    own = engine.write("Mallory's note: the printer is on floor 3.", client="mallory", gate=False).id
+    with pytest.raises(NotFound, match="no memory with id"):
+        engine.edit(private, client="mallory", content="The door code for my flat is 0000.")
+    weight = engine.get(shared).importance
+    with pytest.raises(InvalidInput, match="only what it wrote"):
+        engine.edit(shared, client="mallory", importance=0.0)
+    assert engine.get(private).content == DOOR and engine.get(shared).importance == weight
+    assert engine.edit(own, client="mallory", content="Mallory's note: the printer moved to floor 4.").content \
+        .endswith("floor 4.")
+    assert engine.edit(shared, pinned=True).pinned  # the person edits anything
+
+
+def test_a_repeat_never_moves_a_memory_across_scopes(engine):
+    private = engine.write(THERAPY, client="victim", scope="private", gate=False).id
+    again = engine.write(THERAPY, client="victim", scope="shared")  # its own writer repeating it "shared"
+    assert again.duplicate_of == private and engine.get(private).scope == "private"
+    hits = engine.search("therapist Okafor", client="mallory", deep=True, log=False).hits
+    assert all(h.memory.id != private for h in hits)
+    shared = engine.write(OFFSITE, client="victim", gate=False).id
+    copy = engine.write(OFFSITE, client="mallory", scope="private")  # a private repeat of a shared memory
+    assert copy.duplicate_of == shared
+    assert (engine.get(shared).scope, engine.get(shared).client) == ("shared", "victim")
+
+
+def test_a_statement_dated_in_the_future_before_the_check_wins_nothing(engine, clock):
+    """A row an older version stored with a far-future time: it counts as made when it was written."""
+    old = engine.write("I live in Lima.", client="mallory").id
+    engine.store.db.execute("UPDATE memories SET occurred_at = '2199-12-31T00:00:00.000Z' WHERE id = ?", (old,))
+    clock.advance(days=100)
+    new = engine.write("I live in Paris.")
+    assert new.supersedes == [old]
+    assert old in engine.forget(older_than_days=50, client="mallory", sees_all=False).forgotten
+
+
+def test_maintenance_gives_back_a_fact_an_older_version_let_a_private_write_supersede(engine, clock):
+    shared = engine.write("I live in Berlin.").id
+    clock.advance(days=1)
+    private = engine.write("I live in Tokyo.", client="mallory", scope="private").id
+    db = engine.store.db  # as an older version left it
+    db.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?", (private, shared))
+    db.execute("INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
+               "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')", (private, shared))
+    engine.run_maintenance()
+    assert engine.get(shared).status == "active" and engine.get(shared).superseded_by is None
+    assert engine.get(private).status == "active"
+    assert engine.events(shared)[0].detail["why"] == "its successor is in another privacy group"
+
+
+def test_an_imported_record_dated_ahead_of_now_is_refused(engine, tmp_path):
+    from hindsight_desktop.core.portable.transfer import export_memories, import_memories
+
+    engine.write("I live in Quito.", client="mallory")
+    bundle_file = tmp_path / "bundle.json"
+    export_memories(engine, "json", bundle_file)
+    bundle = json.loads(bundle_file.read_text())
+    bundle["memories"][0].update(id="mem_from_the_future", occurred_at="2199-12-31T00:00:00Z")
+    bundle_file.write_text(json.dumps(bundle))
+    with pytest.raises(InvalidInput, match=r"mem_from_the_future.*occurred_at 2199-12-31.*more than a day ahead"):
+        import_memories(engine, bundle_file)
+    assert engine.count() == 1

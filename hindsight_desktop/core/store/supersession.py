@@ -50,12 +50,23 @@ def release(db: apsw.Connection, leaving: Iterable[str], at: str, client: str, w
     again, unless a statement still standing in their group replaces them. Called when the successors
     are archived by a forget or about to be purged; returns the ids made active."""
     gone = frozenset(leaving)
-    freed = upkeep.replaced_by(db, gone)
+    return _free(db, upkeep.replaced_by(db, gone), at, client, why, gone)
+
+
+def separate_groups(db: apsw.Connection, at: str, client: str) -> list[str]:
+    """Undo supersessions across privacy groups, made before the rule above held (a client's private
+    statement over a shared fact): the replaced memory is current again unless a statement of its own
+    group replaces it. Returns the ids made active."""
+    return _free(db, upkeep.crossed_supersessions(db), at, client, "its successor is in another privacy group")
+
+
+def _free(db: apsw.Connection, freed: list[upkeep.Freed], at: str, client: str, why: str,
+          excluding: frozenset[str] = frozenset()) -> list[str]:
     for row in freed:
         reactivate(db, row.id, at)
         log_event(db, at, "restore", row.id, client, {"from": "superseded", "why": why, "successor": row.successor})
     for key, group in sorted({(r.fact_key, group_of(r.scope, r.client)) for r in freed if r.fact_key}):
-        resolve(db, key, group, at, client, "a newer statement still stands", gone)
+        resolve(db, key, group, at, client, "a newer statement still stands", excluding)
     return [row.id for row in freed]
 
 

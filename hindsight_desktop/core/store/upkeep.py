@@ -210,6 +210,16 @@ def replaced_by(db: apsw.Connection, successors: frozenset[str]) -> list[Freed]:
     return [f for f in found if f.id not in successors]
 
 
+def crossed_supersessions(db: apsw.Connection) -> list[Freed]:
+    """Memories superseded, as a contradiction, by a memory of another privacy group."""
+    rows = db.execute(
+        "SELECT m.id, m.superseded_by, m.fact_key, m.scope, m.client FROM memories m JOIN memories s "
+        f"ON s.id = m.superseded_by WHERE m.status = 'superseded' AND {privacy_group('m')} != {privacy_group('s')} "
+        "AND EXISTS (SELECT 1 FROM relations r WHERE r.source_id = s.id AND r.target_id = m.id "
+        "AND r.type = 'supersedes') ORDER BY m.rowid")
+    return [Freed(*row) for row in rows]
+
+
 class FactOf(NamedTuple):
     status: str
     fact_key: str | None
