@@ -1,6 +1,7 @@
 """What a client sees of a search, scores included, does not depend on memories it cannot see: another
 client's private memories that share its question's words leave every result, score, confidence and
-order as they were (keyword BM25, the full-match score, entity and date rarity, near-repeats), and
+order as they were (keyword BM25, the full-match score, entity and date rarity, near-repeats, the use
+count a private repeat would raise), and
 the two ways keyword scores are computed (FTS5's own, the viewer's statistics) agree to the last bit."""
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ OTHERS_PRIVATE = [
     "Met Priya in Lisbon on 12 May 2026; she flew KX4821 with her sister to Toronto for jazz.",
     *[f"朵朵的钢琴老师和女儿花生过敏的事，杭州西湖三天，孩子现在多大了，第{i}条。" for i in range(8)],
     "钢琴老师 " * 25 + "杭州 过敏 女儿 孩子",
+    SHARED[0],  # a private repeat of a shared memory: not one more use of it
 ]
 
 
@@ -90,7 +92,7 @@ def test_another_clients_private_words_change_nothing_a_client_sees(engine) -> N
     with engine.store.read() as db:
         everything = keyword_stats.view(db, None).words.rows
         assert keyword_stats.view(db, "alpha").words.rows == everything - len(MINE_PRIVATE)
-        assert keyword_stats.view(db, "bravo").words.rows == everything - len(OTHERS_PRIVATE)
+        assert keyword_stats.view(db, "bravo").words.rows == everything - len(OTHERS_PRIVATE) + 1  # the repeat
 
 
 def test_the_viewers_statistics_score_exactly_as_fts5_does(tmp_path) -> None:

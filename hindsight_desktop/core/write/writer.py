@@ -244,7 +244,10 @@ def _reinforce(db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: 
         memories.reinforce(db, memory_id, boosted, json.dumps(merged, ensure_ascii=False), to_db(now))
         detail: dict[str, Any] = {"importance": boosted}
     else:
-        memories.repeated(db, memory_id, to_db(now))
+        # A private repeat counts no use: everyone sees the use count (recall's access signal), so it
+        # would tell them that someone privately said the same.
+        if req.scope == "shared":
+            memories.repeated(db, memory_id, to_db(now))
         detail = {"repeated_by": req.client, "writer": found.client}
     log_event(db, to_db(now), "reinforce", memory_id, req.client, detail)
     return WriteResult(
