@@ -154,3 +154,21 @@ def test_restoring_a_superseded_memory_by_hand_keeps_it_current(engine, clock):
     old, new = _moved(engine, clock)
     engine.restore(old)  # the person says the old statement holds: it is not superseded again at once
     assert engine.get(old).status == "active" and engine.get(new).status == "active"
+
+
+def test_a_forgotten_consolidated_fact_gives_back_its_statements_and_takes_them_again(engine, clock):
+    ids = []
+    for text in ("I live in Lisbon now.", "I moved to Lisbon last year.", "I live in Lisbon with my cat."):
+        ids.append(engine.write(text, layer="episodic", explicit=True).id)
+        clock.advance(days=2)
+    semantic = engine.run_maintenance()["consolidations"][0]["semantic"]
+    assert {engine.get(i).superseded_by for i in ids} == {semantic}
+    # A hand-made evidence link to another client's memory gives the fact no hold on it.
+    theirs = engine.write("I live in Lisbon, says the other client.", client="mallory", gate=False).id
+    engine.link(semantic, theirs, "derived_from")
+    receipt = engine.forget(ids=semantic)
+    assert all(engine.get(i).status == "active" for i in ids)  # the statements are its evidence, not copies
+    engine.undo_forget(receipt.batch)
+    assert engine.get(semantic).status == "active"
+    assert {(engine.get(i).status, engine.get(i).superseded_by) for i in ids} == {("superseded", semantic)}
+    assert engine.get(theirs).status == "active"

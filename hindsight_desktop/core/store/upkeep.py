@@ -233,13 +233,17 @@ def fact_of(db: apsw.Connection, memory_id: str) -> FactOf | None:
 
 
 def free_evidence(db: apsw.Connection, semantic_id: str) -> list[str]:
-    """Active statements a consolidated fact lists as its evidence (`derived_from`) that no other
-    active consolidated fact holds."""
+    """Active statements a consolidated fact made them evidence of (linked `derived_from` and listed in
+    its `consolidated_from`, same writer and scope, as consolidation does: a link anyone can make by
+    hand never reaches another's memory) that no other active consolidated fact holds."""
     rows = db.execute(
-        "SELECT m.id FROM relations r JOIN memories m ON m.id = r.target_id WHERE r.source_id = ? "
-        "AND r.type = 'derived_from' AND m.status = 'active' AND NOT EXISTS (SELECT 1 FROM relations o "
-        "JOIN memories s ON s.id = o.source_id WHERE o.target_id = m.id AND o.type = 'derived_from' "
-        "AND o.source_id != ? AND s.status = 'active') ORDER BY m.rowid", (semantic_id, semantic_id))
+        "SELECT m.id FROM memories s JOIN relations r ON r.source_id = s.id AND r.type = 'derived_from' "
+        "JOIN memories m ON m.id = r.target_id WHERE s.id = ? AND s.layer = 'semantic' AND m.status = 'active' "
+        "AND m.client = s.client AND m.scope = s.scope "
+        "AND EXISTS (SELECT 1 FROM json_each(s.metadata, '$.consolidated_from') WHERE value = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM relations o JOIN memories t ON t.id = o.source_id WHERE o.target_id = m.id "
+        "AND o.type = 'derived_from' AND o.source_id != s.id AND t.status = 'active') ORDER BY m.rowid",
+        (semantic_id,))
     return [str(i) for (i,) in rows]
 
 
