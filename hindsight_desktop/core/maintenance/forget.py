@@ -78,7 +78,7 @@ def select(parts: Parts, db: apsw.Connection, req: ForgetRequest, now: datetime)
         below_importance=req.below_importance, written_by=req.written_by, include_archived=req.purge,
         include_pinned=req.ids is not None)  # a sweeping condition never takes what the person pinned
     if req.query is not None:
-        matching = _matching_query(parts, db, req.query)
+        matching = _matching_query(parts, db, req.query, {r.rowid for r in rows})
         rows = [r for r in rows if r.rowid in matching]
     if req.purge and not req.sees_all:
         for row in rows:
@@ -110,15 +110,17 @@ def _check_purge_target(req: ForgetRequest, memory_id: str, writer: str, pinned:
                            "delete for good only what it wrote (archive it instead: the person can restore it)")
 
 
-def _matching_query(parts: Parts, db: apsw.Connection, text: str) -> set[int]:
-    """Memories whose own text contains every word of the query, or that say the same thing (a cosine
-    at the duplicate bar): forgetting must never sweep in what is merely about something similar, nor
-    follow the terms the index adds to a memory (its date in words, entity values: own_text.py)."""
+def _matching_query(parts: Parts, db: apsw.Connection, text: str, among: set[int]) -> set[int]:
+    """Those of `among` (what the other conditions kept) whose own text contains every word of the
+    query, and any memory that says the same thing (a cosine at the duplicate bar): forgetting must never
+    sweep in what is merely about something similar, nor follow the terms the index adds to a memory
+    (its date in words, entity values: own_text.py)."""
     found: set[int] = set()
     terms = keyword.query_terms(text)
     if terms:
         expr = keyword.match_expression(terms, "AND")
-        found.update(own_text.matching(db, keyword.matching(db, expr), expr))
+        # Only the memories the other conditions kept are read again (the caller's, not the whole index).
+        found.update(own_text.matching(db, [r for r in keyword.matching(db, expr) if r in among], expr))
     # Embedded as a statement, compared on the model's measured memory-to-memory scale with the bar the
     # write path uses for repeats: only a memory that says the same thing qualifies, in any model or script.
     vector = parts.embed([text], "passage")[0]
