@@ -170,9 +170,9 @@ def run(parts: Parts, req: ForgetRequest, now: datetime) -> ForgetReceipt:
 
 
 def undo(parts: Parts, batch: str, client: str, now: datetime) -> list[Memory]:
-    """Make active again every memory of one archive batch that is still archived; those memories."""
-    """Each goes back to the status it had when archived; a statement that was current takes its place
-    again (store/supersession.py reclaim): what its forgetting made current is superseded once more."""
+    """Bring back every memory of one archive batch that is still archived; those memories. Each gets
+    the status it had when archived, and a statement that was current takes its place again
+    (store/supersession.py reclaim): what its forgetting made current is superseded once more."""
     at = to_db(now)
     with parts.store.write() as db:
         members = events.archived_in_batch(db, batch)
