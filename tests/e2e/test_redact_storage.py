@@ -127,3 +127,33 @@ def test_an_imported_bundle_is_redacted(engine, tmp_path: Path) -> None:
     assert memory.metadata == {"client_secret": "[REDACTED:api_key]", "note": "old token [REDACTED:api_key]"}
     assert engine.get("mem_import_2").content.startswith("Lunch with Mia")
     _assert_absent(_data_bytes(engine), [hf, hsd, "Zx81kq0Lm2Pz9", "horse battery"])
+
+
+def test_tricky_forms_metadata_numbers_and_labels_never_reach_the_file(engine) -> None:
+    # Issue 17 §5: each of these was stored in clear; the texts outside the secrets must stay as written.
+    token = "ghp_Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9b"
+    texts = {
+        "我的银行卡密码是：Lantern4417，别告诉别人": "Lantern4417",
+        "the password I use everywhere is Copper8826!": "Copper8826",
+        "pass\u200bword: Glacier5530 for the old NAS": "Glacier5530",
+        "backup job runs mysql -u root -pWillow7712 nightly": "Willow7712",
+        "clone from https://anna:Saf/fron9941@git.example.com/repo.git": "Saf/fron9941",
+        "支付密码是８３９１０２７４": "８３９１０２７４",
+    }
+    first = None
+    for text, secret in texts.items():
+        result = engine.write(text, explicit=True, type=token if first is None else None,
+                              metadata={"cvv": 7391, "otp": 55443322, "token": 918273645501, "creds": "ops/Falcon3321"})
+        memory = engine.get(result.id)
+        assert secret not in memory.content and "[REDACTED:" in memory.content
+        assert memory.content.replace("[REDACTED:password]", secret).replace(
+            "[REDACTED:connection_string]", secret) == text, "only the secret changed"
+        assert memory.metadata == {"cvv": "[REDACTED:cvv]", "otp": "[REDACTED:otp]", "token": "[REDACTED:api_key]",
+                                   "creds": "[REDACTED:api_key]"}
+        first = first or memory
+    assert first is not None and token.lower() not in first.type and first.type.startswith("redacted")
+    other = engine.write("Lunch with Mia on Friday at the noodle place.", explicit=True).id
+    link = engine.link(first.id, other, relation_type=token)
+    assert token.lower() not in link.type
+    _assert_absent(_data_bytes(engine), [*texts.values(), token, token.lower(), "55443322", "918273645501",
+                                         "Falcon3321"])
