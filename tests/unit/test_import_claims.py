@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from datetime import UTC
 
 import pytest
@@ -202,3 +203,25 @@ def test_the_cli_exits_2_on_a_deeply_nested_file(tmp_path, model_dir):
                              capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "missing_dir does not exist" in missing.stderr, missing.stderr
     assert os.path.isdir(tmp_path / "data")
+
+
+def test_a_pipe_or_device_is_refused_without_reading_it(engine, tmp_path):
+    fifo = tmp_path / "memories.txt"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def attempt():
+        try:
+            import_memories(engine, fifo)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive():  # blocked opening the pipe: let it go (an empty read) before failing
+        open(fifo, "wb").close()
+        worker.join()
+        pytest.fail("the import waited on a pipe instead of refusing it")
+    assert isinstance(outcome[0], InvalidInput) and "not a regular file" in str(outcome[0])

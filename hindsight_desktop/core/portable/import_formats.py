@@ -50,11 +50,7 @@ class Item:
 
 
 def read_text(path: Path) -> str:
-    json_input.check_size(Path(path))
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    raw = json_input.read_bytes(Path(path))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

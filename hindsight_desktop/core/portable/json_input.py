@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +46,25 @@ def _float(text: str) -> float:
     return value
 
 
-def check_size(path: Path) -> None:
-    """Refuse a file too large to be an import before reading any of it."""
+def read_bytes(path: Path) -> bytes:
+    """The whole file, refused before reading when it is not a regular file (a FIFO, a device would
+    never end) or too large to be an import; a file that grows while read is cut off and refused."""
     try:
-        size = os.stat(path).st_size
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInput(f"{Path(path).name} is not a regular file")
+        _check_size(Path(path), info.st_size)
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    _check_size(Path(path), len(raw))
+    return raw
+
+
+def _check_size(path: Path, size: int) -> None:
     if size > MAX_FILE_BYTES:
-        raise InvalidInput(f"{Path(path).name} is {size / (1 << 20):.0f} MB; an import file may be at most "
+        raise InvalidInput(f"{path.name} is {size / (1 << 20):.0f} MB; an import file may be at most "
                            f"{MAX_FILE_BYTES >> 20} MB (split it, or export less)")
 
 
