@@ -1,6 +1,8 @@
 """What scoring keywords over the viewer's own statistics costs (issue 17 §3), without the model.
 
     python bench/score_privacy.py [--sizes 10000,30000,100000] [--private 0,0.01,0.1] [--samples 200] [--json]
+    python bench/score_privacy.py --engine-store DIR [--private ...]   # whole searches, real model
+
 
 Fills a store straight through the keyword index with speed.py's generated sentences (no embedding,
 so 100k memories take a minute or two, not half an hour), marks a share of them as another client's
@@ -8,6 +10,9 @@ private memories, then times what one search asks of the keyword indexes for cli
 viewer's statistics (keyword_stats.view), the words and trigram search with its pool (100) and the
 full-match score. With no private memories FTS5 ranks in C; with some, the viewer's statistics are
 used. Medians and 95th percentiles in ms.
+
+With --engine-store (a folder speed.py --store filled), whole engine searches are timed instead, on a
+copy of that store with the share of memories made another client's private ones.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -38,7 +44,8 @@ POOL = 100
 def fill(store: Store, rng: random.Random, count: int) -> None:
     stamp = to_db(WHEN)
     with store.write() as db:
-        for i in range(count):
+        first = int(db.execute("SELECT count(*) FROM memories").fetchone()[0])
+        for i in range(first, first + count):
             text = sentence(rng) + f" (note {rng.randint(0, 10**9)})"
             db.execute("INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, "
                        "occurred_at, updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'bench', "
@@ -89,14 +96,62 @@ def measure(store: Store, samples: int) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(times), 2), "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2)}
 
 
+def measure_engine(folder: Path, shares: list[float], samples: int) -> list[dict[str, float]]:
+    from hindsight_desktop.core.engine import MemoryEngine
+    from hindsight_desktop.core.model.default_model import ensure_default_model
+    from hindsight_desktop.core.model.embedder import load_embedder
+
+    embedder = load_embedder(ensure_default_model(folder / "models"))
+    out = []
+    with tempfile.TemporaryDirectory(prefix="hindsight-score-privacy-") as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(folder / "data", data)
+        for share in shares:
+            store = Store(data / "memory.sqlite3")
+            make_private(store, share, random.Random(5))
+            store.close()
+            with MemoryEngine(data, embedder=embedder) as engine:
+                rng = random.Random(3)
+                texts = [query(rng) for _ in range(samples)]
+                for text in texts[:10]:
+                    engine.search(text, limit=10, client="bench", log=False)
+                times = []
+                for text in texts:
+                    started = time.perf_counter()
+                    engine.search(text, limit=10, client="bench", log=False)
+                    times.append((time.perf_counter() - started) * 1000)
+                ordered = sorted(times)
+                row = {"memories": engine.count(), "private_share": share, "p50_ms": round(statistics.median(times), 2),
+                       "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2)}
+            out.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,30000,100000")
     parser.add_argument("--private", default="0,0.01,0.1")
     parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--engine-store", type=Path, help="time engine searches on a copy of this speed.py store")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rng = random.Random(7)
+    rows = []
+    if args.engine_store:
+        rows = measure_engine(args.engine_store, [float(s) for s in args.private.split(",")], args.samples)
+    else:
+        rows = measure_index(rng, args)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'memories':>9} {'private':>8} {'p50 ms':>8} {'p95 ms':>8}")
+    for row in rows:
+        print(f"{row['memories']:>9} {row['private_share']:>8} {row['p50_ms']:>8} {row['p95_ms']:>8}")
+    return 0
+
+
+def measure_index(rng: random.Random, args: argparse.Namespace) -> list[dict[str, float]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="hindsight-score-privacy-") as tmp:
         store = Store(Path(tmp) / "memory.sqlite3")
@@ -110,13 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
         store.close()
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    print(f"{'memories':>9} {'private':>8} {'p50 ms':>8} {'p95 ms':>8}")
-    for row in rows:
-        print(f"{row['memories']:>9} {row['private_share']:>8} {row['p50_ms']:>8} {row['p95_ms']:>8}")
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

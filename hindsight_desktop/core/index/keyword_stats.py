@@ -56,7 +56,8 @@ class Statistics:
         return _idf(self.rows, documents)
 
     def ranked(self, db: apsw.Connection, phrases: list[str], k: int) -> list[tuple[int, float]]:
-        """The `k` best rows matching any of the phrases: (rowid, score, higher is better); ties by rowid."""
+        """The `k` best rows the viewer may see that match any of the phrases: (rowid, score, higher is
+        better); ties by rowid."""
         if not phrases or self.rows == 0 or self.tokens == 0:  # then no row the viewer may see matches
             return []
         expression = " OR ".join(phrases)
@@ -69,8 +70,9 @@ class Statistics:
         weights = [_idf(self.rows, seen) for _, seen in counts]
         clause, bound = self._prune(db, expression, k, weights, [_idf(self.all_rows, n) for n, _ in counts])
         marks = ", ".join("?" * (1 + len(weights)))
-        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ?{clause} "
-                          "ORDER BY s, rowid LIMIT ?", (self.tokens / self.rows, *weights, expression, *bound, k))
+        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN}{clause} "
+                          "ORDER BY s, rowid LIMIT ?",
+                          (self.tokens / self.rows, *weights, expression, self.hidden, *bound, k))
         return [(int(rowid), -float(score)) for rowid, score in rows]
 
     def _prune(self, db: apsw.Connection, expression: str, k: int, weights: list[float],
@@ -80,14 +82,14 @@ class Statistics:
 
         Each phrase's weight and the length normalisation differ between the viewer's statistics and FTS5's
         by bounded factors, so a row's viewer score lies within [lo, hi] times its FTS5 score. The `k` rows
-        best by FTS5's score all score at least lo x the k-th of them; a row under that divided by hi
-        scores less than all of them (a sliver of margin covers rounding)."""
+        the viewer may see that are best by FTS5's score all score at least lo x the k-th of them; a row
+        under that divided by hi scores less than all of them (a sliver of margin covers rounding)."""
         ratio = (self.tokens / self.rows) / (self.all_tokens / self.all_rows)
         shares = [w / f for w, f in zip(weights, fts5_weights, strict=True)]
         lo, hi = min(1.0, ratio) * min(shares), max(1.0, ratio) * max(shares)
         t = self.table
-        kth = db.execute(f"SELECT bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s LIMIT 1 OFFSET ?",
-                         (expression, k - 1)).fetchone()
+        kth = db.execute(f"SELECT bm25({t}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN} ORDER BY s LIMIT 1 OFFSET ?",
+                         (expression, self.hidden, k - 1)).fetchone()
         if kth is None:  # fewer than k matches: all of them
             return "", ()
         floor = -float(kth[0]) * lo / hi * (1 - 1e-9)
@@ -102,6 +104,11 @@ class Statistics:
         hidden = values.number(db, f"SELECT count(*) FROM json_each(?) WHERE value IN "
                                    f"(SELECT rowid FROM {t} WHERE {t} MATCH ?)", (self.hidden, phrase))
         return n, n - hidden
+
+
+# Checked row by row against the hidden list (read once); an IN would be handed to FTS5, which then
+# runs the whole query once per listed row.
+_SEEN = "rowid NOT IN (SELECT value FROM json_each(?))"
 
 
 def _idf(rows: int, documents: int) -> float:
