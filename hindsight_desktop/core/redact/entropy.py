@@ -34,7 +34,9 @@ from collections.abc import Iterator
 MIN_LENGTH = 20
 MIN_ALNUM = 16  # base64's "+" and "/" do not count as letters or digits
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}")
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+|\bwww\.\S+")
+# A scheme starts where no scheme character precedes it and its run is possessive: a long run of "a."
+# before "://" is read once, not once per starting point.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://\S++|(?<![\w.])www\.\S++")
 _HEX = re.compile(r"[0-9a-fA-F-]+")
 _SEPARATORS = re.compile(r"[-_.]")
 MIN_PART = 12
