@@ -33,13 +33,11 @@ ROWS, TOKENS = "fts_row_count", "fts_token_count"
 
 @dataclass(frozen=True)
 class Statistics:
-    """One keyword index as a viewer sees it, and as FTS5 sees it (every row)."""
+    """One keyword index as a viewer sees it."""
 
     table: str
     rows: int  # rows the viewer may see
     tokens: int  # their total length in tokens
-    all_rows: int
-    all_tokens: int
     hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
 
     @property
@@ -49,11 +47,17 @@ class Statistics:
 
     def documents(self, db: apsw.Connection, phrase: str) -> int:
         """How many of the viewer's rows match one FTS5 phrase."""
-        return self._counts(db, phrase)[1]
+        t = self.table
+        n = values.number(db, f"SELECT count(*) FROM {t} WHERE {t} MATCH ?", (phrase,))
+        if not self.own:
+            n -= values.number(db, f"SELECT count(*) FROM json_each(?) WHERE value IN "
+                                   f"(SELECT rowid FROM {t} WHERE {t} MATCH ?)", (self.hidden, phrase))
+        return n
 
     def idf(self, documents: int) -> float:
         """bm25's IDF over the viewer's rows, floored as FTS5 floors it."""
-        return _idf(self.rows, documents)
+        idf = math.log((self.rows - documents + 0.5) / (documents + 0.5))
+        return idf if idf > 0.0 else 1e-6
 
     def ranked(self, db: apsw.Connection, phrases: list[str], k: int) -> list[tuple[int, float]]:
         """The `k` best rows the viewer may see that match any of the phrases: (rowid, score, higher is
@@ -66,55 +70,18 @@ class Statistics:
             rows = db.execute(f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?",
                               (expression, k))
             return [(int(rowid), -float(score)) for rowid, score in rows]
-        counts = [self._counts(db, p) for p in phrases]
-        weights = [_idf(self.rows, seen) for _, seen in counts]
-        clause, bound = self._prune(db, expression, k, weights, [_idf(self.all_rows, n) for n, _ in counts])
+        # Every match is scored in Python (about twice FTS5's own cost per row): bounding the scores
+        # by FTS5's to score fewer took two more passes of FTS5's, which cost as much as they saved.
+        weights = [self.idf(self.documents(db, p)) for p in phrases]
         marks = ", ".join("?" * (1 + len(weights)))
-        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN}{clause} "
-                          "ORDER BY s, rowid LIMIT ?",
-                          (self.tokens / self.rows, *weights, expression, self.hidden, *bound, k))
+        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN} "
+                          "ORDER BY s, rowid LIMIT ?", (self.tokens / self.rows, *weights, expression, self.hidden, k))
         return [(int(rowid), -float(score)) for rowid, score in rows]
-
-    def _prune(self, db: apsw.Connection, expression: str, k: int, weights: list[float],
-               fts5_weights: list[float]) -> tuple[str, tuple[float, ...]]:
-        """A condition on FTS5's own score that only rows which cannot reach the viewer's top `k` fail, so
-        the Python scoring runs on a few rows, not on every match.
-
-        Each phrase's weight and the length normalisation differ between the viewer's statistics and FTS5's
-        by bounded factors, so a row's viewer score lies within [lo, hi] times its FTS5 score. The `k` rows
-        the viewer may see that are best by FTS5's score all score at least lo x the k-th of them; a row
-        under that divided by hi scores less than all of them (a sliver of margin covers rounding)."""
-        ratio = (self.tokens / self.rows) / (self.all_tokens / self.all_rows)
-        shares = [w / f for w, f in zip(weights, fts5_weights, strict=True)]
-        lo, hi = min(1.0, ratio) * min(shares), max(1.0, ratio) * max(shares)
-        t = self.table
-        kth = db.execute(f"SELECT bm25({t}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN} ORDER BY s LIMIT 1 OFFSET ?",
-                         (expression, self.hidden, k - 1)).fetchone()
-        if kth is None:  # fewer than k matches: all of them
-            return "", ()
-        floor = -float(kth[0]) * lo / hi * (1 - 1e-9)
-        return f" AND bm25({t}) <= ?", (-floor,)
-
-    def _counts(self, db: apsw.Connection, phrase: str) -> tuple[int, int]:
-        """How many rows match one FTS5 phrase: in the whole index, and among the viewer's."""
-        t = self.table
-        n = values.number(db, f"SELECT count(*) FROM {t} WHERE {t} MATCH ?", (phrase,))
-        if self.own:
-            return n, n
-        hidden = values.number(db, f"SELECT count(*) FROM json_each(?) WHERE value IN "
-                                   f"(SELECT rowid FROM {t} WHERE {t} MATCH ?)", (self.hidden, phrase))
-        return n, n - hidden
 
 
 # Checked row by row against the hidden list (read once); an IN would be handed to FTS5, which then
 # runs the whole query once per listed row.
 _SEEN = "rowid NOT IN (SELECT value FROM json_each(?))"
-
-
-def _idf(rows: int, documents: int) -> float:
-    """bm25's IDF of a phrase in `documents` of `rows` rows, floored as FTS5 floors it."""
-    idf = math.log((rows - documents + 0.5) / (documents + 0.5))
-    return idf if idf > 0.0 else 1e-6
 
 
 @dataclass(frozen=True)
@@ -159,7 +126,7 @@ def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistic
                                       (json.dumps(hidden),)):
             inside.append(int(rowid))
             hidden_tokens += sum(_varints(bytes(size)))
-    return Statistics(table, rows - len(inside), tokens - hidden_tokens, rows, tokens, json.dumps(inside))
+    return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside))
 
 
 def _varints(blob: bytes) -> list[int]:
