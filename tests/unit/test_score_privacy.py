@@ -141,3 +141,20 @@ def test_what_only_others_hold_weighs_nothing(tmp_path) -> None:
             else:
                 assert hits[ospreys[0]] > hits[kestrels[0]] and set(rows[:len(hidden)]) <= set(hits)
     store.close()
+
+
+def test_a_viewers_statistics_follow_every_write(tmp_path) -> None:
+    """Kept per connection, they are read again once anything changed, by this connection or another."""
+    store = Store(tmp_path / "m.db")
+    when = datetime(2026, 5, 1, tzinfo=UTC)
+    with store.write() as db:
+        insert_indexed(db, SHARED[0], when)
+    for count, text in enumerate(SHARED[1:4], 2):
+        with store.read() as db:
+            before = keyword_stats.view(db, "bravo").words.rows
+        with store.write() as db:
+            insert_indexed(db, text, when)
+            assert keyword_stats.view(db, "bravo").words.rows == count  # inside the writing transaction
+        with store.read() as db:
+            assert keyword_stats.view(db, "bravo").words.rows == count == before + 1
+    store.close()

@@ -98,7 +98,8 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     Finding the memories hidden from a client reads every memory (a few ms per 10k), so a connection
     keeps what it found until anything changes: SQLite's data version moves when any connection
     commits, the connection's own change count when it writes inside its transaction."""
-    key = (db.data_version(), db.total_changes(), viewer)
+    # The pragma, not apsw's data_version(): that is read before this transaction's first read and may be stale.
+    key = (values.number(db, "PRAGMA data_version"), db.total_changes(), viewer)
     known = _views.setdefault(db, {})
     if key not in known:
         for old in [k for k in known if k[:2] != key[:2]]:  # only the current state is worth keeping
