@@ -87,7 +87,7 @@ class DiagnoseDialog(QDialog):
 
     def start(self) -> Task:
         """Run every check on a worker; a client round trip can take a while (it may start a process)."""
-        from hindsight_desktop import doctor  # looked up now, so the checks can be replaced in tests
+        from hindsight_desktop.cli import doctor_checks as doctor  # looked up now: tests replace the checks
 
         self.report = None
         self.checks.clear()

@@ -1,57 +1,45 @@
-"""The troubleshooting commands of the CLI: `doctor` and `why`. Argument parsing and printing only;
-the checks live in doctor.py and core/maintenance/diagnose.py."""
+"""The troubleshooting commands: `doctor` (every check between install and recall, each with its fix) and
+`why` (why a memory was or was not recalled). The checks are in doctor_checks.py and core/diagnose/."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from hindsight_desktop.config import default_data_dir, load_settings
-
-COMMANDS = ("doctor", "why")
-
-
-def add_parsers(sub: Any) -> None:
-    """Add `doctor` and `why` to the CLI's subparsers."""
-    sub.add_parser("doctor", help="check everything between install and recall; prints a fix per failure")
-    why = sub.add_parser("why", help="why a memory was (not) recalled for a query")
-    why.add_argument("query")
-    why.add_argument("memory_id")
-
-
-def run(args: argparse.Namespace) -> int:
-    return _doctor(args) if args.command == "doctor" else _why(args)
+from hindsight_desktop.cli.command import Command
+from hindsight_desktop.cli.output import data_dir, emit, open_engine
+from hindsight_desktop.config import load_settings
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from hindsight_desktop.doctor import run_doctor
+    from hindsight_desktop.cli.doctor_checks import run_doctor
 
-    report = run_doctor(default_data_dir(), load_settings())
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
-    else:
-        for check in report["checks"]:
-            state = "SKIP" if check["skipped"] else "PASS" if check["ok"] else "FAIL"
-            print(f"{state}  {check['name']}: {check['detail']}")
-            if check["fix"] and (check["skipped"] or not check["ok"]):
-                print(f"      fix: {check['fix']}")
-        failed = sum(not c["ok"] for c in report["checks"])
-        print("All checks passed." if not failed else f"{failed} check(s) failed.")
-    return 0 if report["ok"] else 1
+    report = run_doctor(data_dir(args), load_settings())
+    emit(args, report, human=_print_doctor)
+    return 0 if report["ok"] else 1  # the verdict, not an error: exit 1 when a check failed
 
 
-def _why(args: argparse.Namespace) -> int:
-    from hindsight_desktop.core.engine import MemoryEngine
-    from hindsight_desktop.core.maintenance.diagnose import why_not_recalled
+def _print_doctor(report: dict[str, Any]) -> None:
+    for check in report["checks"]:
+        state = "SKIP" if check["skipped"] else "PASS" if check["ok"] else "FAIL"
+        print(f"{state}  {check['name']}: {check['detail']}")
+        if check["fix"] and (check["skipped"] or not check["ok"]):
+            print(f"      fix: {check['fix']}")
+    failed = sum(not c["ok"] for c in report["checks"])
+    print("All checks passed." if not failed else f"{failed} check(s) failed.")
 
-    with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
+
+def _why_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", help="the search that should have found it")
+    p.add_argument("memory_id", help="the memory it should have found")
+
+
+def _why(args: argparse.Namespace) -> None:
+    from hindsight_desktop.core.diagnose.why import why_not_recalled
+
+    with open_engine(args) as engine:
         result = why_not_recalled(engine, args.query, args.memory_id).to_dict()
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    else:
-        _print_why(result)
-    return 0
+    emit(args, result, human=_print_why)
 
 
 def _yes(value: object) -> str:
@@ -78,3 +66,9 @@ def _print_why(r: dict[str, Any]) -> None:
     print(f"verdict: {r['verdict']}")
     if r["fix"]:
         print(f"fix: {r['fix']}")
+
+
+COMMANDS = (
+    Command("doctor", "check everything between install and recall; prints a fix per failure", _doctor),
+    Command("why", "why a memory was (not) recalled for a query", _why, _why_arguments),
+)

@@ -1,6 +1,7 @@
-"""`hindsight-desktop doctor`: every check between "installed" and "my assistant remembers", each with a fix.
+"""The checks of `hindsight-desktop doctor` (and the app's Diagnose button): every check between "installed"
+and "my assistant remembers", each with a fix.
 
-The memory-file checks live in core/maintenance/diagnose.py; this module adds what sits outside the file: the
+The memory-file checks live in core/diagnose/checks.py; this module adds what sits outside the file: the
 data folder (and its modes: a folder or file others can read is narrowed to 0700/0600, and the
 finding says what was fixed), the model, the HTTP port, the keyring, the clients' config files and a
 real `tools/list` round trip made with exactly what each client's config says. Nothing here changes
@@ -26,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir, load_settings
-from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.maintenance.diagnose import (
+from hindsight_desktop.core.diagnose.checks import (
     Finding,
     check_database,
     check_indexes,
     check_sqlite_vec,
 )
+from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.store import private_files
 from hindsight_desktop.mcp import client_config
 from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault

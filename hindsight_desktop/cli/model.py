@@ -1,60 +1,45 @@
-"""The embedding-model commands of the CLI: `model show|use|reembed`. Argument parsing and printing only;
-the work is done by core/model through the engine."""
+"""The embedding-model commands: `model show|use|reembed`. The work is done by core/model through the engine."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from hindsight_desktop.config import default_data_dir, load_settings
+from hindsight_desktop.cli.command import Command
+from hindsight_desktop.cli.output import emit, open_engine
 
 if TYPE_CHECKING:  # imported when a command runs, so --help stays quick
     from hindsight_desktop.core.engine import MemoryEngine
 
-COMMANDS = ("model",)
+
+def _show(args: argparse.Namespace) -> None:
+    with open_engine(args) as engine:
+        emit(args, engine.model_status(), human=_print_model)
 
 
-def add_parsers(sub: Any) -> None:
-    """Add `model` and its subcommands to the CLI's subparsers."""
-    model = sub.add_parser("model", help="the embedding model: show it, switch it, finish a switch")
-    msub = model.add_subparsers(dest="model_command", metavar="{show,use,reembed}")
-    msub.required = True
-    msub.add_parser("show", help="the model in use and any switch in progress")
-    use = msub.add_parser("use", help="switch to another GGUF embedding model and re-embed every memory")
-    use.add_argument("path", type=Path)
-    use.add_argument("--later", action="store_true", help="only start the switch; re-embed with `model reembed`")
-    msub.add_parser("reembed", help="continue (or finish) a model switch; Ctrl-C stops at the next batch")
+def _use_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", type=Path, help="the GGUF file of the embedding model")
+    p.add_argument("--later", action="store_true", help="only start the switch; re-embed with `model reembed`")
 
 
-def run(args: argparse.Namespace) -> int:
-    from hindsight_desktop.core.engine import MemoryEngine
-
-    with MemoryEngine(default_data_dir(), settings=load_settings()) as engine:
-        return _model(engine, args)
-
-
-def _model(engine: MemoryEngine, args: argparse.Namespace) -> int:
-    if args.model_command == "show":
-        result = engine.model_status()
-    elif args.model_command == "use":
+def _use(args: argparse.Namespace) -> None:
+    with open_engine(args) as engine:
         result = engine.use_model(args.path)
         if not args.later and result["switching"]:
-            result = _reembed(engine, args)
-    else:
-        result = _reembed(engine, args)
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    else:
-        _print_model(result)
-    return 0
+            result = _reembed_now(engine, args)
+    emit(args, result, human=_print_model)
 
 
-def _reembed(engine: MemoryEngine, args: argparse.Namespace) -> dict[str, Any]:
+def _reembed(args: argparse.Namespace) -> None:
+    with open_engine(args) as engine:
+        emit(args, _reembed_now(engine, args), human=_print_model)
+
+
+def _reembed_now(engine: MemoryEngine, args: argparse.Namespace) -> dict[str, Any]:
     """Re-embed in the foreground; the first Ctrl-C asks for a stop at the next batch boundary."""
     stop = {"asked": False}
 
@@ -90,3 +75,12 @@ def _print_model(result: dict[str, Any]) -> None:
         print(f"re-embedded: {result['done']} of {result['total']} memories")
     if "reembedded" in result:
         print(f"this run: {result['reembedded']} memories in {result['seconds']} s ({result['status']})")
+
+
+COMMANDS = (
+    Command("model", "the embedding model: show it, switch it, finish a switch", subcommands=(
+        Command("show", "the model in use and any switch in progress", _show),
+        Command("use", "switch to another GGUF embedding model and re-embed every memory", _use, _use_arguments),
+        Command("reembed", "continue (or finish) a model switch; Ctrl-C stops at the next batch", _reembed),
+    )),
+)

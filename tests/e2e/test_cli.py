@@ -74,3 +74,47 @@ def test_saved_settings_apply_to_the_command_line(run):
     finally:
         saved.unlink()
     assert run("add", "Remember: the settings file is honoured.").returncode == 0
+
+
+def test_edit_changes_a_memory_through_the_engine_and_keeps_its_history(run):
+    added = json.loads(run("--json", "add", "The spare bike key hangs by the front door.").stdout)
+    edited = json.loads(run("edit", added["id"], "--content", "The spare bike key hangs by the back door.",
+                            "--importance", "0.9", "--type", "location", "--pin", "--json").stdout)
+    assert edited["content"] == "The spare bike key hangs by the back door."
+    assert (edited["importance"], edited["type"], edited["pinned"]) == (0.9, "location", True)
+    shown = json.loads(run("--json", "show", added["id"]).stdout)
+    assert [e["kind"] for e in shown["history"]] == ["edit", "write"] and shown["pinned"]  # newest first
+    found = json.loads(run("--json", "search", "where is the bike key? back door", "--mode", "keyword").stdout)
+    assert found["results"][0]["id"] == added["id"]  # re-indexed from the new text
+    assert json.loads(run("--json", "edit", added["id"], "--unpin").stdout)["pinned"] is False
+    assert run("edit", added["id"], "--importance", "0.5").stdout.startswith(f"id: {added['id']}")
+
+    nothing = run("edit", added["id"], check=False)
+    assert nothing.returncode == 2 and "edit needs at least one of" in nothing.stderr
+    unknown = run("--json", "edit", "mem_nope", "--pin", check=False)
+    assert unknown.returncode == 3 and json.loads(unknown.stderr)["code"] == 3
+    both = run("edit", added["id"], "--pin", "--unpin", check=False)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_every_command_has_help_text_and_takes_json():
+    from hindsight_desktop import cli
+    from hindsight_desktop.cli.registry import SUBCOMMANDS
+
+    def leaves(commands, path=()):
+        for command in commands:
+            assert command.help.strip(), (*path, command.name)
+            if command.subcommands:
+                yield from leaves(command.subcommands, (*path, command.name))
+            else:
+                yield (*path, command.name)
+
+    found = list(leaves(SUBCOMMANDS))
+    assert ("edit",) in found and ("clients", "config") in found
+    parse = cli.build_parser().parse_args
+    for path in found:
+        extra = {("add",): ["x"], ("search",): ["x"], ("show",): ["i"], ("edit",): ["i"], ("link",): ["a", "b"],
+                 ("why",): ["q", "i"], ("import",): ["f"], ("model", "use"): ["p"], ("clients", "add"): ["n"],
+                 ("clients", "revoke"): ["n"], ("clients", "config"): ["cursor"],
+                 ("clients", "install"): ["cursor"]}.get(path, [])
+        assert parse([*path, *extra, "--json"]).json, path

@@ -142,3 +142,12 @@ def test_help_after_a_command_prints_the_global_options(capsys):
     assert exited.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: hindsight-desktop model show") and all(option in out for option in GLOBALS)
+
+
+def test_clients_config_honours_json_like_every_command(run, tmp_path):
+    where = ("--data-dir", str(tmp_path / "data"))
+    shown = json.loads(run("clients", "config", "claude-code", "--json", *where).stdout)
+    assert shown["client"] == "claude-code" and shown["snippet"].startswith("claude mcp add ")
+    assert shown["note"].startswith("Claude Code: run this command")
+    plain = run("clients", "config", "claude-code", *where)  # without --json: exactly what to paste
+    assert plain.stdout.strip() == shown["snippet"] and "Claude Code: run this command" in plain.stderr

@@ -30,8 +30,8 @@ import pytest
 from support.mcp import ServeProcess, env_for, http_client, prepare_data_dir, token_env
 
 from hindsight_desktop.config import DB_FILE, Settings
+from hindsight_desktop.core.diagnose.checks import check_indexes
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.maintenance.diagnose import check_indexes
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.mcp.auth import ClientRegistry
 

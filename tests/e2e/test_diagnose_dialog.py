@@ -6,9 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from hindsight_desktop import doctor
 from hindsight_desktop.app.diagnose_dialog import check_lines, report_text
 from hindsight_desktop.app.settings_dialog import SettingsDialog
+from hindsight_desktop.cli import doctor_checks as doctor
 
 
 def _lines(dialog) -> list[str]:

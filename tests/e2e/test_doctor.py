@@ -12,10 +12,11 @@ import apsw
 import pytest
 from support.mcp import ServeProcess, free_port, prepare_data_dir, token_env
 
+from hindsight_desktop.cli.doctor_checks import run_doctor, server_url
 from hindsight_desktop.config import DB_FILE, Settings
-from hindsight_desktop.core.maintenance.diagnose import check_indexes, why_not_recalled
+from hindsight_desktop.core.diagnose.checks import check_indexes
+from hindsight_desktop.core.diagnose.why import why_not_recalled
 from hindsight_desktop.core.store import models
-from hindsight_desktop.doctor import run_doctor, server_url
 from hindsight_desktop.mcp import client_config
 from hindsight_desktop.mcp.auth import ClientRegistry
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from support.mcp import token_env
 
+from hindsight_desktop.cli.doctor_checks import check_file_modes
 from hindsight_desktop.core.portable.export_formats import csv_safe
 from hindsight_desktop.core.portable.transfer import export_memories
-from hindsight_desktop.doctor import check_file_modes
 from hindsight_desktop.mcp.auth import TOKEN_FILE, ClientRegistry, TokenVault
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX permissions")

@@ -147,7 +147,8 @@ def test_the_runtime_never_imports_conversion_or_ml_packages(tmp_path, model_dir
     probe = textwrap.dedent(f"""
         import json, sys
         from pathlib import Path
-        from hindsight_desktop import cli, doctor
+        from hindsight_desktop import cli
+        from hindsight_desktop.cli import doctor_checks
         from hindsight_desktop.app import main, settings_dialog
         from hindsight_desktop.core.engine import MemoryEngine
         from hindsight_desktop.mcp import server, http_server, stdio

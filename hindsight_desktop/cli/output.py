@@ -1,0 +1,66 @@
+"""What every command shares: where the memory is, opening the engine, and printing a result.
+
+`--json` means the same for every command: the command's data as one JSON document (UTF-8 text kept
+as it is, two-space indent) on the stream the command names, stdout unless said otherwise; errors are
+`{"error": ..., "code": ...}` on stderr. Without `--json` the command's human printer runs instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from hindsight_desktop.config import default_data_dir, load_settings
+
+if TYPE_CHECKING:  # imported when a command runs, so --help stays quick
+    from hindsight_desktop.core.engine import MemoryEngine
+
+
+def data_dir(args: argparse.Namespace) -> Path:
+    """The data folder: `--data-dir` (main has put it in HINDSIGHT_DATA_DIR), else the default."""
+    return default_data_dir()
+
+
+def open_engine(args: argparse.Namespace) -> MemoryEngine:
+    """The engine over the memory in the data folder, with the saved settings; use it in a `with`."""
+    from hindsight_desktop.core.engine import MemoryEngine
+
+    return MemoryEngine(data_dir(args), settings=load_settings())
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def emit(args: argparse.Namespace, data: Any, human: Callable[[Any], None] | None = None, *,
+         stream: TextIO | None = None) -> None:
+    """Print a command's result: JSON with `--json`, else `human(data)` (or `key: value` lines)."""
+    if getattr(args, "json", False):
+        print(to_json(data), file=stream or sys.stdout)
+    elif human is not None:
+        human(data)
+    else:
+        print_fields(data, stream=stream)
+
+
+def print_fields(data: dict[str, Any], *, stream: TextIO | None = None) -> None:
+    """The plain printer: one `key: value` line per field, nested values as compact JSON."""
+    for key, value in data.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
+        print(f"{key}: {shown}", file=stream or sys.stdout)
+
+
+def fail(args: argparse.Namespace, message: str, code: int) -> None:
+    """An error, on stderr, in the same style as the command's output."""
+    if getattr(args, "json", False):
+        print(to_json({"error": message, "code": code}), file=sys.stderr)
+    else:
+        print(f"error: {message}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
