@@ -151,14 +151,14 @@ def _varints(blob: bytes) -> list[int]:
 
 def _visible_bm25(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> float:
     """FTS5's bm25 (negative, lower is better) given the average length and each phrase's IDF, operation
-    for operation as FTS5 computes it."""
+    for operation as FTS5 computes it. Called for every match: kept lean."""
     avgdl = float(args[0])  # type: ignore[arg-type]
-    length = float(api.column_size(-1))
+    norm = K1 * (1 - B + B * api.column_size(-1) / avgdl)
+    offsets = api.phrase_column_offsets
     score = 0.0
-    for i, value in enumerate(args[1:]):
-        weight = float(value)  # type: ignore[arg-type]
-        freq = float(len(api.phrase_locations(i)[0]))  # both indexes have one column
-        score += weight * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length / avgdl)))
+    for i, weight in enumerate(args[1:]):
+        freq = float(len(offsets(i, 0)))  # both indexes have one column
+        score += float(weight) * ((freq * (K1 + 1.0)) / (freq + norm))  # type: ignore[arg-type]
     return -1.0 * score
 
 
