@@ -593,7 +593,22 @@ def test_maintenance_gives_back_a_fact_an_older_version_let_a_private_write_supe
     engine.run_maintenance()
     assert engine.get(shared).status == "active" and engine.get(shared).superseded_by is None
     assert engine.get(private).status == "active"
-    assert engine.events(shared)[0].detail["why"] == "its successor is in another privacy group"
+    assert engine.events(shared)[0].detail["why"] == "its successor should not have replaced it"
+
+
+def test_maintenance_gives_back_a_fact_an_older_version_let_a_future_date_supersede(engine, clock):
+    ahead = engine.write("I live in Lima.", client="mallory").id
+    db = engine.store.db  # as an older version left it: the far-future statement won over a later one
+    db.execute("UPDATE memories SET occurred_at = '2199-12-31T00:00:00.000Z' WHERE id = ?", (ahead,))
+    clock.advance(days=1)
+    later = engine.write("I live in Paris.").id
+    db.execute("UPDATE memories SET status = 'active', superseded_by = NULL WHERE id = ?", (ahead,))
+    db.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?", (ahead, later))
+    db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
+               "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')", (ahead, later))
+    engine.run_maintenance()
+    assert engine.get(later).status == "active"
+    assert (engine.get(ahead).status, engine.get(ahead).superseded_by) == ("superseded", later)
 
 
 def test_an_imported_record_dated_ahead_of_now_is_refused(engine, tmp_path):

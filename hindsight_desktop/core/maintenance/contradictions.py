@@ -28,8 +28,8 @@ CHECKED_UNTIL = "reflect.facts_checked_until"
 def contradictions_pass(ctx: RunContext) -> Iterator[None]:
     yield from _refresh_fact_keys(ctx)
     with ctx.parts.store.write() as db:
-        # An older version let a private statement supersede a shared one: such a fact is given back.
-        supersession.separate_groups(db, ctx.now_db, ctx.client)
+        # An older version let a private statement, or one dated ahead, supersede: such a fact is given back.
+        supersession.repair(db, ctx.now_db, ctx.client)
     yield
     with ctx.parts.store.read() as db:
         groups = upkeep.contradicted_facts(db)

@@ -53,11 +53,12 @@ def release(db: apsw.Connection, leaving: Iterable[str], at: str, client: str, w
     return _free(db, upkeep.replaced_by(db, gone), at, client, why, gone)
 
 
-def separate_groups(db: apsw.Connection, at: str, client: str) -> list[str]:
-    """Undo supersessions across privacy groups, made before the rule above held (a client's private
-    statement over a shared fact): the replaced memory is current again unless a statement of its own
-    group replaces it. Returns the ids made active."""
-    return _free(db, upkeep.crossed_supersessions(db), at, client, "its successor is in another privacy group")
+def repair(db: apsw.Connection, at: str, client: str) -> list[str]:
+    """Undo supersessions made before the rules above held: across privacy groups (a client's private
+    statement over a shared fact), or won by a claimed time after the successor's own writing. The
+    replaced memory is current again unless a statement of its own group still replaces it (a wrongly
+    winning one is then superseded by it). Returns the ids made active."""
+    return _free(db, upkeep.misjudged_supersessions(db), at, client, "its successor should not have replaced it")
 
 
 def _free(db: apsw.Connection, freed: list[upkeep.Freed], at: str, client: str, why: str,

@@ -210,11 +210,13 @@ def replaced_by(db: apsw.Connection, successors: frozenset[str]) -> list[Freed]:
     return [f for f in found if f.id not in successors]
 
 
-def crossed_supersessions(db: apsw.Connection) -> list[Freed]:
-    """Memories superseded, as a contradiction, by a memory of another privacy group."""
+def misjudged_supersessions(db: apsw.Connection) -> list[Freed]:
+    """Memories superseded, as a contradiction, by a memory of another privacy group, or by one that
+    won only by a time after its own writing (it was made before them: visibility.STATED_AT)."""
     rows = db.execute(
         "SELECT m.id, m.superseded_by, m.fact_key, m.scope, m.client FROM memories m JOIN memories s "
-        f"ON s.id = m.superseded_by WHERE m.status = 'superseded' AND {privacy_group('m')} != {privacy_group('s')} "
+        f"ON s.id = m.superseded_by WHERE m.status = 'superseded' AND ({privacy_group('m')} != {privacy_group('s')} "
+        f"OR (s.occurred_at > s.created_at AND {stated_at('s')} < {stated_at('m')})) "
         "AND EXISTS (SELECT 1 FROM relations r WHERE r.source_id = s.id AND r.target_id = m.id "
         "AND r.type = 'supersedes') ORDER BY m.rowid")
     return [Freed(*row) for row in rows]
