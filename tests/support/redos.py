@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import pkgutil
 import re
 import re._constants as sre
@@ -63,7 +64,7 @@ class Finding:
 
     name: str
     unit: str  # what was repeated
-    template: str  # how the run was wrapped
+    around: tuple[str, str]  # the text before and after the run
     small: int
     large: int
     t_small: float
@@ -74,15 +75,22 @@ class Finding:
         return self.t_large / max(self.t_small, 1e-9)
 
     @property
+    def at_limit(self) -> float:
+        """The time at the largest size, at least: judged on a smaller pair, grown linearly from it."""
+        return self.t_large * max(1.0, SIZES[-1] / self.large)
+
+    @property
     def flagged(self) -> bool:
-        return self.ratio > FAIL_RATIO and self.t_large >= FLOOR_S
+        return self.ratio > FAIL_RATIO and self.at_limit >= FLOOR_S
 
     @property
     def weight(self) -> float:
-        return self.ratio if self.t_large >= FLOOR_S else 0.0
+        return self.ratio if self.at_limit >= FLOOR_S else 0.0
 
     def describe(self) -> str:
-        return (f"{self.name}: {self.template.format(repr(self.unit))} {self.small}->{self.large} chars "
+        head, tail = self.around
+        shape = (f"{head!r}+" if head else "") + f"{self.unit!r}*n" + (f"+{tail!r}" if tail else "")
+        return (f"{self.name}: {shape} {self.small}->{self.large} chars "
                 f"{self.t_small * 1000:.2f} ms -> {self.t_large * 1000:.2f} ms (x{self.ratio:.1f})")
 
 
@@ -167,7 +175,7 @@ def _chars(op: Any, av: Any, flags: int) -> list[str]:
     if op is sre.NOT_LITERAL:
         return [ch for ch in POOL if ord(ch) != av]
     if op is sre.ANY:
-        return list(POOL[:20])
+        return [ch for ch in POOL if ch != "\n"]
     return []
 
 
@@ -243,6 +251,42 @@ def _repeat_bodies(sub: Any, out: list[Any]) -> None:
             _repeat_bodies(child, out)
 
 
+def _witness(sub: Any, flags: int) -> str:
+    """A short string the sequence `sub` may match (lookarounds and anchors are left out)."""
+    out = ""
+    for op, av in sub:
+        if op in (sre.LITERAL, sre.IN, sre.NOT_LITERAL, sre.ANY):
+            out += (_chars(op, av, flags) or ["a"])[0]
+        elif op is sre.BRANCH:
+            out += _witness(av[1][0], flags)
+        elif op is sre.SUBPATTERN:
+            out += _witness(av[3], flags)
+        elif op is sre.ATOMIC_GROUP:
+            out += _witness(av, flags)
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            out += _witness(av[2], flags) * min(av[0], 4)
+    return out
+
+
+def _heads(sub: Any, flags: int, before: str, out: list[tuple[str, Any, list[str]]], follow: list[str]) -> None:
+    """(what must come first, repeat body, literal words after it) for each long repeat: an anchored
+    rule ("^我在(?P<v>.+?)(?:上学|…)") is only reached past its opening words."""
+    for i, (op, av) in enumerate(sub):
+        here = before + _witness(sub[:i], flags)
+        rest: list[str] = []
+        _literal_runs(sub[i + 1:], rest)
+        rest += follow
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and (av[1] is sre.MAXREPEAT or av[1] >= 16):
+            out.append((here, av[2], rest))
+        if op is sre.BRANCH:
+            for alt in av[1]:
+                _heads(alt, flags, here, out, rest)
+        elif op is sre.SUBPATTERN:
+            _heads(av[3], flags, here, out, rest)
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            _heads(av[2], flags, here, out, rest)
+
+
 def units(pattern: re.Pattern[str]) -> list[str]:
     """Strings to repeat against `pattern`: what its long repeats accept, its literal words, the fixed family."""
     tree = sre_parse.parse(pattern.pattern, pattern.flags)
@@ -251,36 +295,61 @@ def units(pattern: re.Pattern[str]) -> list[str]:
     found: list[str] = []
     for body in bodies:
         found += _units_from_chars(_all_chars(body, pattern.flags))
-    literals: list[str] = []
-    _literal_runs(tree.data, literals)
-    for lit in list(dict.fromkeys(literals))[:6]:
+    for lit in _literals(tree):
         found += [lit, lit + " ", lit + "a", lit + "1"]
     return list(dict.fromkeys([*found, *FIXED_UNITS]))
 
 
-TEMPLATES = ("{}*n+'!'", "'Ab '+{}*n+' Cd'", "{}*n+' ://'")
+def _literals(tree: Any) -> list[str]:
+    literals: list[str] = []
+    _literal_runs(tree.data, literals)
+    return list(dict.fromkeys(literals))[:6]
 
 
-def build(unit: str, template: str, n: int) -> str:
-    """`unit` repeated to `n` characters, wrapped as `template` says."""
-    run = (unit * (n // len(unit) + 1))[:n]
-    if template == TEMPLATES[1]:
-        return "Ab " + run + " Cd"
-    if template == TEMPLATES[2]:
-        return run + " ://"
-    return run + "!"
+Case = tuple[str, tuple[str, str]]  # the unit repeated, and the text (before, after) the run
+PLAIN = ("", "!")
+BETWEEN_WORDS = ("Ab ", " Cd")
+BEFORE_SCHEME = ("", " ://")
 
 
-def inputs(pattern: re.Pattern[str] | None) -> list[tuple[str, str]]:
-    """(unit, template) pairs: generated units with one template, the fixed family with all three."""
+def build(unit: str, around: tuple[str, str], n: int) -> str:
+    """`unit` repeated to `n` characters, between `around`'s two parts."""
+    return around[0] + (unit * (n // len(unit) + 1))[:n] + around[1]
+
+
+def headed(pattern: re.Pattern[str], most: int = 40) -> list[Case]:
+    """Runs placed after the words a repeat needs before it, from that repeat's characters and the
+    pattern's literal words."""
+    tree = sre_parse.parse(pattern.pattern, pattern.flags)
+    heads: list[tuple[str, Any, list[str]]] = []
+    _heads(tree.data, pattern.flags, "", heads, [])
+    cases: list[Case] = []
+    for head, body, after in heads:
+        if head:
+            mine = _units_from_chars(_all_chars(body, pattern.flags))[:8]
+            words = list(dict.fromkeys(after))
+            cases += [(u, (head, "!")) for u in [*mine, *words[:4]]]
+            # Ended by a word the pattern looks for further on (the nearest, the furthest), so that a
+            # late check fails every time.
+            ends = list(dict.fromkeys([*words[:1], *words[-2:]]))
+            cases += [(u, (head, w)) for u in [*mine[:2], *words[:2]] for w in ends]
+    return list(dict.fromkeys(cases))[:most]
+
+
+def inputs(pattern: re.Pattern[str] | None) -> list[Case]:
+    """The cases for `pattern`: its own units in plain runs, runs after its opening words, the wrapped family."""
     generated = units(pattern) if pattern is not None else list(FIXED_UNITS)
-    return [(u, TEMPLATES[0]) for u in generated] + WRAPPED
+    extra = headed(pattern) if pattern is not None else []
+    return [(u, PLAIN) for u in generated] + extra + WRAPPED
 
 
 # Blank runs between two words, and separator runs before "://", as the hostile writes did.
-WRAPPED = [(u, TEMPLATES[1]) for u in (" ", "\t", "\u3000", "\n", "a ", "A ", "Ab ", "1 ", "中 ")] + [
-    (u, TEMPLATES[2]) for u in ("a.", ".", "-", "a-", "AB-", "a/", "a:", "a", "1.", "_")
+WRAPPED: list[Case] = [(u, BETWEEN_WORDS) for u in (" ", "\t", "\u3000", "\n", "a ", "A ", "Ab ", "1 ", "中 ")] + [
+    (u, BEFORE_SCHEME) for u in ("a.", ".", "-", "a-", "AB-", "a/", "a:", "a", "1.", "_")
 ]
+# Texts dense with what extraction finds: thousands of small matches, each claiming a span.
+DENSE: list[Case] = [(u, PLAIN) for u in ("12 ", "3pm ", "北京 ", "王小红说", "$12 ", "5月3日 ", "Ab, ", "a@b.co ",
+                                          "Room 12 ", "tomorrow ", "I live in Paris. ", "我住在北京。")]
 
 
 # ---- timing --------------------------------------------------------------------------------------
@@ -308,45 +377,50 @@ def _pair(fn: Callable[[str], object], small: str, large: str, runs: int) -> tup
     return min(t_small), min(t_large)
 
 
-def growth(name: str, fn: Callable[[str], object], unit: str, template: str,
+def growth(name: str, fn: Callable[[str], object], unit: str, around: tuple[str, str],
            sizes: tuple[int, int, int, int] = SIZES, runs: int = 5) -> Finding:
     """How `fn`'s time grows on `unit` runs. A look at the two small sizes settles most cases; a
     suspicious one is judged on the two large sizes (the smaller pair when the large one would take
     too long), best of several interleaved runs, and must show it twice: a burst of load on a shared
     machine is not a quadratic pattern."""
     s0, s1, s2, s3 = sizes
-    t0 = _time(fn, build(unit, template, s0))
-    if t0 > ESCALATE_S:  # even the smallest input is slow: compare it with a quarter of it
+    probe = _time(fn, build(unit, around, s0 // 4))
+    t0 = _time(fn, build(unit, around, s0)) if probe <= ESCALATE_S else probe
+    if probe > ESCALATE_S:  # cubic or worse: a quarter of the smallest input is already slow
+        small, large = s0 // 16, s0 // 4
+    elif t0 > ESCALATE_S:  # even the smallest input is slow: compare it with a quarter of it
         small, large = s0 // 4, s0
     else:
-        t1 = _time(fn, build(unit, template, s1))
-        quick = Finding(name, unit, template, s0, s1, t0, t1)
+        t1 = _time(fn, build(unit, around, s1))
+        quick = Finding(name, unit, around, s0, s1, t0, t1)
         # Harmless at the largest size even if quadratic, or linear: settled.
         if t1 * (s3 // s1) ** 2 < FLOOR_S or quick.ratio < SETTLED:
             return quick
-        small, large = (s0, s1) if t1 * quick.ratio * (s2 // s1) > ESCALATE_S else (s2, s3)
-    small_text, large_text = build(unit, template, small), build(unit, template, large)
+        # The large pair, unless the growth seen so far says the largest input would take over a second.
+        exponent = math.log(max(quick.ratio, 1.0), s1 / s0)
+        small, large = (s0, s1) if t1 * (s3 / s1) ** exponent > 1.0 else (s2, s3)
+    small_text, large_text = build(unit, around, small), build(unit, around, large)
     t_small, t_large = _pair(fn, small_text, large_text, 1)
-    finding = Finding(name, unit, template, small, large, t_small, t_large)
+    finding = Finding(name, unit, around, small, large, t_small, t_large)
     if t_large > 0.5 or not finding.flagged:  # one run this long is measured well enough
         return finding
     for _ in range(2):
-        again = Finding(name, unit, template, small, large, *_pair(fn, small_text, large_text, runs))
+        again = Finding(name, unit, around, small, large, *_pair(fn, small_text, large_text, runs))
         if not again.flagged:
             return again
         finding = again
     return finding
 
 
-def worst(name: str, fn: Callable[[str], object], cases: list[tuple[str, str]],
+def worst(name: str, fn: Callable[[str], object], cases: list[Case],
           stop_at: float | None = FAIL_RATIO, sizes: tuple[int, int, int, int] = SIZES) -> Finding:
     """The case whose time grows fastest (stops at the first one above `stop_at`)."""
     result: Finding | None = None
-    for unit, template in cases:
-        f = growth(name, fn, unit, template, sizes)
+    for unit, around in cases:
+        f = growth(name, fn, unit, around, sizes)
         if result is None or f.weight > result.weight:
             result = f
-        if stop_at is not None and f.ratio > stop_at and f.t_large >= FLOOR_S:
+        if stop_at is not None and f.ratio > stop_at and f.at_limit >= FLOOR_S:
             break
     assert result is not None
     return result

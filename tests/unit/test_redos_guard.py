@@ -27,9 +27,10 @@ from hindsight_desktop.core.write import event_facts, extract_dates, gate_rules,
 from hindsight_desktop.core.write.extract import extract_entities
 from hindsight_desktop.core.write.extract_facts import fact_key
 
-SITES = redos.collect() + [
-    redos.Site(f"redact.detectors.detectors()[{i}]", d.pattern) for i, d in enumerate(detectors.detectors())
-]
+SITES = redos.collect()
+# detect-secrets' patterns are not ours to rewrite (several are cubic in a run of blanks after their
+# keyword); they are guarded as detectors.find runs them, on squeezed blanks in bounded windows.
+DETECTOR_CASES = list(dict.fromkeys(c for d in detectors.detectors() for c in redos.headed(d.pattern)[:4]))
 REF = datetime(2026, 3, 4, 12, tzinfo=UTC)
 QUERY_SIZES = (256, 1024, 1000, 4000)  # a query holds at most 4,000 characters
 
@@ -46,6 +47,7 @@ WRITE_FUNCTIONS: dict[str, Callable[[str], object]] = {
     "density+emotion": lambda t: (gate_rules.density(t, 3, False), gate_rules.emotion(t)),
     "overlap.same_statement": lambda t: overlap.same_statement(t, t),
     "keyword.index_body": lambda t: keyword.index_body(t, []),
+    "detectors.find": lambda t: list(detectors.find(t)),
 }
 # What a search runs on its question before touching the store.
 QUERY_FUNCTIONS: dict[str, Callable[[str], object]] = {
@@ -56,7 +58,7 @@ QUERY_FUNCTIONS: dict[str, Callable[[str], object]] = {
     "extract_entities(query)": lambda t: extract_entities(t, REF),
 }
 # The end-to-end functions get the fixed family only (they run every pattern, so each case is dear).
-E2E_CASES = [(u, redos.TEMPLATES[0]) for u in redos.FIXED_UNITS] + redos.WRAPPED
+E2E_CASES = [(u, redos.PLAIN) for u in redos.FIXED_UNITS] + redos.WRAPPED + redos.DENSE
 
 
 def _report(f: redos.Finding) -> str:
@@ -71,7 +73,8 @@ def test_pattern_is_linear_on_hostile_input(site: redos.Site) -> None:
 
 @pytest.mark.parametrize("name", list(WRITE_FUNCTIONS))
 def test_write_step_is_linear_on_hostile_input(name: str) -> None:
-    found = redos.worst(name, WRITE_FUNCTIONS[name], E2E_CASES)
+    cases = E2E_CASES + DETECTOR_CASES if name.startswith(("detectors", "redact")) else E2E_CASES
+    found = redos.worst(name, WRITE_FUNCTIONS[name], cases)
     assert not found.flagged, _report(found)
 
 

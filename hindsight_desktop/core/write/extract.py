@@ -42,6 +42,7 @@ from hindsight_desktop.core.write.extract_lexicon import (
     CJK,
     _check,
 )
+from hindsight_desktop.core.write.spans import Taken
 
 __all__ = ["extract_entities", "fact_key", "redact_secrets", "resolve_dates"]
 
@@ -123,16 +124,15 @@ class _Collector:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.taken: list[tuple[int, int]] = []
+        self.taken = Taken()
         self.found: list[tuple[int, Entity]] = []
 
     def free(self, start: int, end: int) -> bool:
-        return all(end <= s or start >= e for s, e in self.taken)
+        return self.taken.free(start, end)
 
     def add(self, kind: str, start: int, end: int, value: str) -> bool:
-        if start >= end or not value or not self.free(start, end):
+        if start >= end or not value or not self.taken.take(start, end):
             return False
-        self.taken.append((start, end))
         self.found.append((start, Entity(kind, self.text[start:end], value)))
         return True
 

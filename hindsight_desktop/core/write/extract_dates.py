@@ -45,6 +45,7 @@ from hindsight_desktop.core.write.calendar_days import (
     upcoming,
     week_start,
 )
+from hindsight_desktop.core.write.spans import Taken
 
 
 class Found(NamedTuple):
@@ -352,8 +353,9 @@ _RELATIVE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
 def _select(candidates: list[Found]) -> list[Found]:
     """Longest expressions win; the rest must not overlap them. Result in text order."""
     chosen: list[Found] = []
+    taken = Taken()
     for cand in sorted(candidates, key=lambda f: (f.start - f.end, f.start)):
-        if all(cand.end <= f.start or cand.start >= f.end for f in chosen):
+        if taken.take(cand.start, cand.end):
             chosen.append(cand)
     return sorted(chosen)
 
