@@ -87,10 +87,14 @@ class Finding:
     def weight(self) -> float:
         return self.ratio if self.at_limit >= FLOOR_S else 0.0
 
-    def describe(self) -> str:
+    @property
+    def shape(self) -> str:
+        """The input, as an expression: "'Ab '+' '*n+' Cd'"."""
         head, tail = self.around
-        shape = (f"{head!r}+" if head else "") + f"{self.unit!r}*n" + (f"+{tail!r}" if tail else "")
-        return (f"{self.name}: {shape} {self.small}->{self.large} chars "
+        return (f"{head!r}+" if head else "") + f"{self.unit!r}*n" + (f"+{tail!r}" if tail else "")
+
+    def describe(self) -> str:
+        return (f"{self.name}: {self.shape} {self.small}->{self.large} chars "
                 f"{self.t_small * 1000:.2f} ms -> {self.t_large * 1000:.2f} ms (x{self.ratio:.1f})")
 
 
