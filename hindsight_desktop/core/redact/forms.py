@@ -40,8 +40,8 @@ MAX_WORDS = 8
 MAX_HAN = 6
 
 _CONNECT = re.compile(
-    r"[\"'”’]?[ \t]*+(?:(?P<label>:=|=>|->|→|[:=])|(?P<zh>(?:は|が|는|은|就是|也是|都是|还是|還是|便是|即是|是|叫做|叫|为|為|设为|設為|设成|設成"
-    r"|设置为|設置為|改成|改为|改為|换成|換成|变成|變成)了?[ \t]*+:?))\s*+"
+    r"[\"'”’]?[ \t]*+(?:(?P<label>:=|=>|->|→|[:=])|(?P<zh>(?:就是|也是|都是|还是|還是|便是|即是|是|叫做|叫|为|為"
+    r"|设为|設為|设成|設成|设置为|設置為|改成|改为|改為|换成|換成|变成|變成|は|が|는|은)了?[ \t]*+:?))\s*+"
     r"|[ \t]++(?P<spoken>(?:(?:is|was|are|were|has[ \t]++been|have[ \t]++been|got|gets)[ \t]++)?"
     r"(?:changed|set|reset|updated|switched)[ \t]++to|(?:is|was|are|were|becomes|became)(?:[ \t]++(?:now|still"
     r"|always|just|simply|actually|currently))?)\b[ \t]*+:?[ \t]*+"
@@ -50,14 +50,25 @@ _CONNECT = re.compile(
 )
 _WORD = re.compile(r"(?<![ \t])[ \t]++(?P<w>[A-Za-z][\w.@'’-]*+)")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # A filler word that makes the keyword part of a compound noun or a clause of its own.
-_COMPOUND = frozenset(["reset", "resets", "manager", "managers", "policy", "policies", "hint", "hints", "field", "fields", "length", "strength", "rule", "rules", "requirement", "requirements", "change", "changes", "expiry", "expiration", "prompt", "prompts", "generator", "box", "screen", "page", "form", "dialog", "protection", "protected", "recovery", "history", "complexity", "file", "files", "count", "counts", "header", "headers", "pad", "layout", "hole", "holes", "diagram", "mapping", "limit", "limits", "bucket", "rotation", "entry", "input", "attempts", "attempt", "lock", "locked", "manager's", "and", "but", "so", "or", "because", "then", "while", "if", "when", "after", "before", "since", "until", "though", "although"])
+_COMPOUND = _words("""reset resets manager managers policy policies hint hints field fields length strength rule rules
+    requirement requirements change changes expiry expiration prompt prompts generator box screen page
+    form dialog protection protected recovery history complexity file files count counts header headers
+    pad layout hole holes diagram mapping limit limits bucket rotation entry input attempts attempt lock
+    locked manager's and but so or because then while if when after before since until though although""")
 _HAN_COMPOUND = ("学", "學", "箱", "锁", "鎖", "器", "本", "机", "機", "盘", "盤", "术", "術", "管理", "重置", "错误", "錯誤",
                  "强度", "強度", "长度", "長度", "提示", "规则", "規則", "策略", "过期", "過期", "保护", "保護", "找回",
                  "忘", "输入", "輸入", "框", "栏", "欄", "位数", "位數")
-_NAMING = frozenset(["for", "to", "of", "on", "at"])
+_NAMING = _words("for to of on at")
 _HAN_UNITS = "位个個年月日号號次点點分秒元块塊岁歲天周週"
-_UNIT_WORDS = frozenset(["characters", "character", "chars", "char", "digits", "digit", "letters", "letter", "symbols", "bits", "bit", "bytes", "long", "times", "attempts", "tries", "days", "hours", "minutes", "seconds", "weeks", "months", "years", "percent", "people", "users"])
+_UNIT_WORDS = _words("""characters character chars char digits digit letters letter symbols bits bit bytes long times
+    attempts tries days hours minutes seconds weeks months years percent people users""")
 _ASCII_VALUE = re.compile(r"[\x21-\x5a\x5c\x5e-\x7e]++(?:[ ][\x21-\x5a\x5c\x5e-\x7e]++)*+")
 _DIGITS = re.compile(r"[\"'“‘]?(?<!\d)(\d++)[\"'”’]?(?![\w-])")
 _CODE = re.compile(r"[\"'“‘]?(?<![A-Za-z0-9])([A-Za-z0-9]++(?:-[A-Za-z0-9]++){0,3})[\"'”’]?(?![\w-])")
@@ -222,7 +233,7 @@ def _connector(text: str, pos: int, limit: int) -> Connector | None:
 def _next_filler(text: str, pos: int, limit: int, family: Family, first: bool) -> int | None:
     if family.han:
         ch = text[pos:pos + 1]
-        if not _HAN.fullmatch(ch) if ch else True:
+        if not ch or not _HAN.fullmatch(ch):
             return None
         if first and text.startswith(_HAN_COMPOUND, pos):
             return None
@@ -233,6 +244,8 @@ def _next_filler(text: str, pos: int, limit: int, family: Family, first: bool) -
     word = m.group("w").lower().rstrip(".")
     if word in _COMPOUND or word in ("is", "was", "are", "were") or word.isdigit() or m.group("w")[-1] in ".,;:":
         return None
+    if family.keyword.fullmatch(m.group("w")):
+        return None  # the keyword again: its own match reads what follows
     return m.end()
 
 
