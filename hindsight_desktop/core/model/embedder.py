@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from hindsight_desktop.core.errors import InvalidInput, ModelError
-from hindsight_desktop.core.model import unigram
+from hindsight_desktop.core.model import cpu, unigram
 from hindsight_desktop.core.model.checksum import sha256_file
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.thread_choice import ThreadChooser
@@ -37,6 +37,7 @@ QUERY, PASSAGE = "query", "passage"
 _PREFIX_KEYS = {QUERY: "hindsight.query_prefix", PASSAGE: "hindsight.passage_prefix"}
 _LANGUAGES_KEY = "hindsight.languages"
 _parallel_lock = threading.Lock()
+_default_params_lock = threading.Lock()
 
 
 class Embedder:
@@ -57,7 +58,7 @@ class Embedder:
         self._threads_now = self._threads
         self._chooser = ThreadChooser(self._threads)
         try:
-            with _quiet_stderr(), _sequences_per_call(EMBED_GROUP):
+            with _quiet_stderr(), _sequences_per_call(EMBED_GROUP), _no_weight_repacking_where_amx():
                 self._llm = llama_cpp.Llama(
                     model_path=str(model_path),
                     embedding=True,
@@ -163,6 +164,34 @@ def _sequences_per_call(limit: int):
             yield
         finally:
             low_level.llama_max_parallel_sequences = original
+
+
+@contextlib.contextmanager
+def _no_weight_repacking_where_amx():
+    """Load the model without llama.cpp's extra weight layouts on a processor that lists AMX.
+
+    With AMX listed, ggml lays the weights out for AMX tiles, and a machine that lists AMX without
+    running it (virtual machines) dies with SIGILL on the first embedding, a crash no Python code can
+    catch. The plain CPU layout runs everywhere; other processors keep the repacked one. llama-cpp-python
+    takes no argument for this, so its default model parameters are adjusted while the model loads."""
+    if not cpu.advertises_amx():
+        yield
+        return
+    import llama_cpp.llama_cpp as low_level
+
+    with _default_params_lock:
+        original = low_level.llama_model_default_params
+
+        def without_extra_layouts():
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        low_level.llama_model_default_params = without_extra_layouts
+        try:
+            yield
+        finally:
+            low_level.llama_model_default_params = original
 
 
 def release_freed_memory() -> None:
