@@ -27,19 +27,22 @@ def _command(names: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w./-])(?:{names})(?![\w-])")
 
 
-# (command names, the option that carries the password, as a regex that captures the value as "s")
-_TABLE: tuple[tuple[str, str], ...] = (
+# (command names, the option that carries the password as a regex that captures the value as "s", the
+# lower-case pieces of which every name holds one)
+_TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # mysql's -p takes the password only attached (-pS3cr3t); "-p name" asks for it and names a database.
-    (r"mysql(?:dump|admin|import|show|check|sh)?|mariadb(?:-dump|-admin)?", r"(?<!\S)-p" + _VALUE),
-    (r"sshpass", r"(?<!\S)-p[ \t]*+" + _VALUE),
-    (r"redis-cli|keydb-cli", r"(?<!\S)-a[ \t]*+" + _VALUE),
+    (r"mysql(?:dump|admin|import|show|check|sh)?|mariadb(?:-dump|-admin)?", r"(?<!\S)-p" + _VALUE,
+     ("mysql", "mariadb")),
+    (r"sshpass", r"(?<!\S)-p[ \t]*+" + _VALUE, ("sshpass",)),
+    (r"redis-cli|keydb-cli", r"(?<!\S)-a[ \t]*+" + _VALUE, ("-cli",)),
     (r"(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?:[ \t]++registry)?[ \t]++login",
-     r"(?<!\S)-p[ \t]++" + _VALUE),
+     r"(?<!\S)-p[ \t]++" + _VALUE, ("login",)),
     (r"curl|wget|http|https|xh|httpie|ab|hey|lftp|ftp",
-     r"(?<!\S)(?:-u|--user|-a|--auth|--proxy-user|-U)(?:[ \t]++|=)['\"]?[^\s:'\"]{1,100}+:" + _VALUE),
+     r"(?<!\S)(?:-u|--user|-a|--auth|--proxy-user|-U)(?:[ \t]++|=)['\"]?[^\s:'\"]{1,100}+:" + _VALUE,
+     ("-u", "-a", "--user", "--auth", "--proxy-user", "-U")),
     (r"smbclient|rpcclient|smbmap|net[ \t]++use", r"(?<!\S)(?:-U|--user)(?:[ \t]++|=)['\"]?[^\s%'\"]{1,100}+%"
-     + _VALUE),
-    (r"openssl", r"(?<!\S)-pass(?:in|out)?[ \t]++pass:" + _VALUE),
+     + _VALUE, ("%",)),
+    (r"openssl", r"(?<!\S)-pass(?:in|out)?[ \t]++pass:" + _VALUE, ("pass:",)),
 )
 _SECRET_OPTION = re.compile(
     r"(?<![\w-])--(?:[a-z0-9]++-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key"
@@ -77,7 +80,7 @@ def _options(option: re.Pattern[str]) -> Callable[[re.Match[str]], Span | None]:
 
 
 RULES: tuple[Rule, ...] = (
-    *(Rule("password", _command(names), _options(re.compile(option))) for names, option in _TABLE),
+    *(Rule("password", _command(names), _options(re.compile(option)), needs) for names, option, needs in _TABLE),
     Rule("password", _SECRET_OPTION, _unquoted, ("--",)),
     Rule("password", _SHELL_VARIABLE, _unquoted, ("=",)),
 )

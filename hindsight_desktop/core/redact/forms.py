@@ -184,6 +184,7 @@ class Family(NamedTuple):
     kind: str
     keyword: re.Pattern[str]
     value: ValueCheck
+    needs: tuple[str, ...]  # lower-case pieces of which every keyword holds one (a cheap test first)
     han: bool = False  # Chinese keywords: Chinese filler, and the value may follow with no space
     bare: bool = False  # a plain space is a connector for this keyword (an acronym such as CVV)
 
@@ -192,30 +193,37 @@ _EN = r"(?<![A-Za-z0-9])(?:{})s?(?![A-Za-z0-9])"
 FAMILIES: tuple[Family, ...] = (
     Family("password", re.compile(_EN.format(PASSWORD_KEYWORDS + r"|pw(?=\s+(?:is|was)\b)|passkey"
                                              r"|(?:wifi|wi-fi|wlan|wpa2?|wireless|network|router)\s+key"), re.I),
-           password_value),
+           password_value, ("pass", "pw", "key")),
     # The word for password in other languages people write notes in, with the connectors above.
     Family("password", re.compile(r"(?<![^\W\d_])(?:пароль|passwort|kennwort|mot\s+de\s+passe|contraseña|contrasena"
                                   r"|senha|wachtwoord|hasło|haslo|lösenord|losenord|adgangskode|salasana|şifre"
-                                  r"|mật\s+khẩu)(?![^\W\d_])", re.I), password_value),
+                                  r"|mật\s+khẩu)(?![^\W\d_])", re.I), password_value,
+           ("пароль", "passw", "kennw", "passe", "contrase", "senha", "wacht", "has", "lösen", "losen", "adgang",
+            "salasana", "şifre", "sifre", "mật")),
     Family("pin", re.compile(_EN.format(r"pin(?:[ -]?(?:code|number|no\.?|#))?|(?:door|gate|alarm|lock|safe|garage"
                                         r"|entry|keypad|locker|padlock|building|alarm)\s+(?:code|combination|pin)"
-                                        r"|combination"), re.I), _digits(4, 12)),
+                                        r"|combination"), re.I), _digits(4, 12), ("pin", "code", "combination")),
     Family("pin", re.compile(_EN.format(r"PIN(?:[ -]?(?:[Cc]ode|CODE|[Nn]umber|NUMBER|[Nn]o\.?|#))?"), 0), _digits(4, 12),
-           bare=True),
+           ("pin",), bare=True),
     Family("cvv", re.compile(_EN.format(r"cvv2?|cvc2?|csc|(?:card\s+)?security\s+code|card\s+verification\s+"
-                                        r"(?:value|code)"), re.I), _digits(3, 4), bare=True),
+                                        r"(?:value|code)"), re.I), _digits(3, 4), ("cvv", "cvc", "csc", "code", "card"),
+           bare=True),
     Family("otp", re.compile(_EN.format(r"otp|totp|one[ -]time\s+(?:code|passcode|pin|password)|verification\s+code"
                                         r"|(?:2fa|mfa|two[ -]factor|authenticator|authentication|auth|login|sign[ -]in"
-                                        r"|sms|security|backup|recovery)\s+codes?"), re.I), code_value),
-    Family("otp", re.compile(_EN.format(r"OTP|TOTP|(?:2FA|MFA)(?:[ -]?(?:[Cc]ode|CODE))?"), 0), code_value, bare=True),
-    Family("api_key", re.compile(_EN.format(TOKEN_KEYWORDS + r"|creds?"), re.I), token_value),
+                                        r"|sms|security|backup|recovery)\s+codes?"), re.I), code_value,
+           ("otp", "one", "code")),
+    Family("otp", re.compile(_EN.format(r"OTP|TOTP|(?:2FA|MFA)(?:[ -]?(?:[Cc]ode|CODE))?"), 0), code_value,
+           ("otp", "2fa", "mfa"), bare=True),
+    Family("api_key", re.compile(_EN.format(TOKEN_KEYWORDS + r"|creds?"), re.I), token_value,
+           ("key", "token", "secret", "cred", "sig")),
     Family("password", re.compile(r"(?:密码|密碼|口令|暗码|暗碼)(?!学|學)|パスワード|暗証番号|비밀번호|암호"), han_value,
-           han=True),
-    Family("pin", re.compile(r"(?i:pin)\s*+(?:码|碼)"), _digits(4, 12), han=True),
+           ("密码", "密碼", "口令", "暗码", "暗碼", "パスワード", "暗証番号", "비밀번호", "암호"), han=True),
+    Family("pin", re.compile(r"(?i:pin)\s*+(?:码|碼)"), _digits(4, 12), ("码", "碼"), han=True),
     Family("otp", re.compile(r"验证码|驗證碼|动态码|動態碼|校验码|校驗碼|提取码|提取碼|授权码|授權碼|口令码"), code_value,
-           han=True),
-    Family("cvv", re.compile(r"安全码|安全碼|(?i:cvv|cvc)\s*+(?:码|碼)"), _digits(3, 4), han=True),
-    Family("api_key", re.compile(r"(?:访问|訪問)?(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)"), han_value, han=True),
+           ("码", "碼"), han=True),
+    Family("cvv", re.compile(r"安全码|安全碼|(?i:cvv|cvc)\s*+(?:码|碼)"), _digits(3, 4), ("码", "碼"), han=True),
+    Family("api_key", re.compile(r"(?:访问|訪問)?(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)"), han_value,
+           ("密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌"), han=True),
 )
 
 
@@ -287,4 +295,4 @@ def _picker(family: Family) -> Callable[[re.Match[str]], Span | None]:
     return lambda m: find_value(family, m.string, m.end())
 
 
-RULES: tuple[Rule, ...] = tuple(Rule(f.kind, f.keyword, _picker(f)) for f in FAMILIES)
+RULES: tuple[Rule, ...] = tuple(Rule(f.kind, f.keyword, _picker(f), f.needs, fold=True) for f in FAMILIES)

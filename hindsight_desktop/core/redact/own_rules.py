@@ -22,6 +22,7 @@ class Rule(NamedTuple):
     # The rule runs only when one of these is in the text (LONG_RUN: a run of 16+ token characters):
     # most sentences hold no such thing, and a substring test costs far less than a regex scan.
     needs: tuple[str, ...] = ()
+    fold: bool = False  # `needs` are looked for in the lower-cased text (for a rule that ignores case)
 
 
 LONG_RUN = "\0long-run"
@@ -37,8 +38,10 @@ def has_long_run(text: str) -> bool:
     return False
 
 
-def applies(rule: Rule, text: str, long_run: bool) -> bool:
-    return not rule.needs or any(long_run if n == LONG_RUN else n in text for n in rule.needs)
+def applies(rule: Rule, text: str, long_run: bool, lowered: str | None = None) -> bool:
+    """Whether `rule` may find anything in `text` (`lowered`: the same, lower-cased, for `fold` rules)."""
+    within = (lowered if lowered is not None else text.lower()) if rule.fold else text
+    return not rule.needs or any(long_run if n == LONG_RUN else n in within for n in rule.needs)
 
 
 def whole(m: re.Match[str]) -> Span:

@@ -52,8 +52,9 @@ def _replace(text: str, spans: Iterable[tuple[str, int, int]], kinds: list[str])
 
 def _apply(text: str, rules: Iterable[own_rules.Rule], kinds: list[str], long_run: bool) -> str:
     seen = normalise.view(text)
+    lowered = seen.text.lower()
     for rule in rules:
-        if not own_rules.applies(rule, seen.text, long_run):
+        if not own_rules.applies(rule, seen.text, long_run, lowered):
             continue
         spans = []
         for m in rule.pattern.finditer(seen.text):
@@ -63,6 +64,7 @@ def _apply(text: str, rules: Iterable[own_rules.Rule], kinds: list[str], long_ru
         if spans:
             text = _replace(text, spans, kinds)
             seen = normalise.view(text)
+            lowered = seen.text.lower()
     return text
 
 
