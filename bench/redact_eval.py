@@ -292,6 +292,8 @@ NEAR_MISSES = [
     "wifi密码改了吗？", "密码长度至少8位。", "支付密码忘了，去柜台重置。", "这个验证码5分钟内有效。", "令牌桶限流是每秒100个请求。",
     "See https://example.com:8443/docs/@anna for the profile.", "The ISBN is 978-0-13-468599-1, the PIN is on the receipt.",
     "密码：见保险柜里的本子", "ＰＩＮ码在信封里", "the ｐａｓｓｗｏｒｄ policy changed",
+    "Password: ********", "api_key=${API_KEY}", "the password is: (see vault)", "password: $DB_PASS",
+    "The Wi-Fi network key is printed on the router.", "token: <redacted>",
 ]
 
 

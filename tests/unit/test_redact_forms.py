@@ -101,6 +101,8 @@ NEAR_MISSES = [
     "银行卡密码是6位数字。", "验证码发到了我手机上。", "把PIN码记在心里，不要写下来。", "安全码在卡背面。",
     "wifi密码改了吗？", "密码长度至少8位。", "这个验证码5分钟内有效。", "ＰＩＮ码在信封里", "the ｐａｓｓｗｏｒｄ policy changed",
     "пароль не менять", "\u200bhidden\u2060 marks stay in ordinary text\u00ad",
+    "Password: ********", "api_key=${API_KEY}", "the password is: (see vault)", "password: $DB_PASS",
+    "The Wi-Fi network key is printed on the router.", "token: <redacted>",
 ]
 
 

@@ -101,12 +101,20 @@ def _unit_follows(text: str, end: int, limit: int) -> bool:
     return bool(word) and rest[:1] in " \t" and word[0].lower().rstrip(".,;") in _UNIT_WORDS
 
 
+def _stand_in(value: str) -> bool:
+    """What stands for a secret without being one: "$DB_PASS", "${API_KEY}", "<password>", "{{secret}}",
+    "********", "(see" (the vault)."""
+    return value[:1] in ("$", "<", "(", "{") or (bool(value) and set(value) <= set("*•●x…."))
+
+
 def password_value(text: str, start: int, limit: int, conn: Connector, weak: bool) -> Span | None:
     value = text[start:_line_end(text, start, limit)]
     if not value or value[0].isspace() or value.startswith("["):
         return None
     sep = conn.sep or {"spoken": "is"}.get(conn.kind, "")
     first = value.split(None, 1)[0].rstrip(_TRAILING)
+    if _stand_in(first):
+        return None
     # After a plain space or words in between, only a value that plainly is one ("hunter2", "Xk9#mq2!").
     if (weak or conn.kind in ("space", "none")) and value[0] not in "\"'“‘" and not (
             plainly_token(first) or (first.isdigit() and len(first) >= 4)):
@@ -171,7 +179,7 @@ def token_value(text: str, start: int, limit: int, conn: Connector, weak: bool) 
     if m is None or conn.kind in ("space", "none"):
         return None
     value = m.group(1).rstrip(_TRAILING)
-    if len(value) < 8 or value.startswith("[REDACTED"):
+    if len(value) < 8 or value.startswith("[REDACTED") or _stand_in(value):
         return None
     has_digit = any(ch.isdigit() for ch in value)
     has_alpha = any(ch.isalpha() for ch in value)
@@ -191,9 +199,11 @@ class Family(NamedTuple):
 
 _EN = r"(?<![A-Za-z0-9])(?:{})s?(?![A-Za-z0-9])"
 FAMILIES: tuple[Family, ...] = (
-    Family("password", re.compile(_EN.format(PASSWORD_KEYWORDS + r"|pw(?=\s+(?:is|was)\b)|passkey"
-                                             r"|(?:wifi|wi-fi|wlan|wpa2?|wireless|network|router)\s+key"), re.I),
-           password_value, ("pass", "pw", "key")),
+    Family("password", re.compile(_EN.format(PASSWORD_KEYWORDS + r"|pw(?=\s+(?:is|was)\b)"), re.I), password_value,
+           ("pass", "pw")),
+    # "key" is a weak word: after these only a value that plainly is a secret counts.
+    Family("password", re.compile(_EN.format(r"passkey|(?:wifi|wi-fi|wlan|wpa2?|wireless|network|router)\s+key"),
+                                  re.I), lambda t, s, lim, c, w: password_value(t, s, lim, c, True), ("key",)),
     # The word for password in other languages people write notes in, with the connectors above.
     Family("password", re.compile(r"(?<![^\W\d_])(?:пароль|passwort|kennwort|mot\s+de\s+passe|contraseña|contrasena"
                                   r"|senha|wachtwoord|hasło|haslo|lösenord|losenord|adgangskode|salasana|şifre"

@@ -127,11 +127,15 @@ def password_span(value: str, sep: str) -> Span | None:
     return 0, len(phrase)
 
 
+# A shell or template variable stands for the token: "$API_KEY", "${API_KEY}", "$(cat key.txt)".
+_VARIABLE = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*+|\{[^}\s]*+\}?|\(.*)")
+
+
 def pick_assignment(m: re.Match[str]) -> Span | None:
     """A labelled token. After "is" it must look like one (a digit, or 20+ characters): "the secret is
     perseverance" is prose. After ":" or "=" a non-word of 6+ characters is enough ("MY_API_KEY=a1b2c3")."""
     value = m.group("s").rstrip(_TRAILING_PUNCT)
-    if len(value) < 6 or value.startswith("[REDACTED"):
+    if len(value) < 6 or value.startswith("[REDACTED") or _VARIABLE.fullmatch(value):
         return None
     labelled = m.group("sep").strip() in ("=", ":", ":=", "=>", "：")
     inner_capital = any(ch.isupper() for ch in value[1:]) and any(ch.islower() for ch in value)
