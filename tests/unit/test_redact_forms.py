@@ -10,6 +10,8 @@ import sys
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hindsight_desktop.core import validate
 from hindsight_desktop.core.redact.normalise import INVISIBLE, view
@@ -161,3 +163,16 @@ def test_a_label_that_carries_a_token_is_redacted(token: str) -> None:
 @pytest.mark.parametrize("label", ["note", "related_to", "password-reset", "api_key_2", "derived_from", "pinned"])
 def test_ordinary_labels_are_kept(label: str) -> None:
     assert validate.label(label, "type") == label
+
+
+_PIECES = st.sampled_from(["密码", "是：", "就是", "叫", "PIN码", "验证码", "CVV", " is ", "password", "pin", "the",
+                           "\u200b", "\u00ad", "\U000e0041", "ｐａｓｓ", "１２３４", "４１１１　", "р", "а", "-p", "mysql ",
+                           "curl -u a:", "sshpass -p ", "PGPASSWORD=", "://u:", "/", "@h.io", "hunter2", "4821", " ",
+                           "，", "\n", "$X", "[REDACTED:pin]", "Xk9mq2zz", "one-time code ", "->", "=", ":"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=14).map("".join))
+def test_any_mix_of_the_new_forms_redacts_to_a_fixed_point(text: str) -> None:
+    once, _ = redact_secrets(text)
+    assert redact_secrets(once) == (once, [])
