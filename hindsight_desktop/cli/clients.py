@@ -123,11 +123,14 @@ def _install(args: argparse.Namespace) -> None:
             print(f"Added Hindsight Desktop to {kind.label}.")
         for path in written:
             print(f"Updated {path} (the previous version, if any, is kept next to it as a .backup-… file).")
+            if path.note:
+                print(f"Note: {path.note}.")
         if kind.key == "vscode":
             print(f"When VS Code asks for the Hindsight Desktop token, paste: {target.token}")
         print(f"Restart {kind.label} (or reload its MCP servers) to connect.")
 
-    emit(args, {"client": kind.key, "files": [str(p) for p in written]}, human=human)
+    emit(args, {"client": kind.key, "files": [str(p) for p in written],
+                "notes": [p.note for p in written if p.note]}, human=human)
 
 
 COMMANDS = (

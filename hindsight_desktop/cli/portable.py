@@ -42,13 +42,17 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", help="json, jsonl, mcp-memory, markdown, text or lines "
                                     "(ChatGPT/Claude memories); default: from the file")
     p.add_argument("--dry-run", action="store_true", help="report what would happen, change nothing")
+    p.add_argument("--keep-writers", action="store_true",
+                   help="the file is your own export from another computer: keep who wrote each memory and "
+                        "its pins (a bundle sealed by this data folder keeps them anyway)")
 
 
 def _import(args: argparse.Namespace) -> None:
     from hindsight_desktop.core.portable.transfer import import_memories
 
     with open_engine(args) as engine:
-        report = import_memories(engine, args.file, args.format, dry_run=args.dry_run).to_dict()
+        report = import_memories(engine, args.file, args.format, dry_run=args.dry_run,
+                                  keep_writers=args.keep_writers).to_dict()
     emit(args, report, human=lambda r: _print_import(r, args.file))
 
 

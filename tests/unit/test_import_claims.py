@@ -225,3 +225,17 @@ def test_a_pipe_or_device_is_refused_without_reading_it(engine, tmp_path):
         worker.join()
         pytest.fail("the import waited on a pipe instead of refusing it")
     assert isinstance(outcome[0], InvalidInput) and "not a regular file" in str(outcome[0])
+
+
+def test_the_cli_keeps_writers_only_when_asked(tmp_path, model_dir):
+    from support.mcp import cli, prepare_data_dir
+
+    source = prepare_data_dir(tmp_path / "laptop", model_dir)
+    cli(source, "add", "My sister Priya lives in Toronto.")
+    bundle = tmp_path / "laptop.json"
+    cli(source, "export", "-o", str(bundle))
+    for folder, flags, writer in (("plain", (), "import:desktop"), ("kept", ("--keep-writers",), "desktop")):
+        data = prepare_data_dir(tmp_path / folder, model_dir)
+        cli(data, "import", str(bundle), *flags)
+        shown = json.loads(cli(data, "search", "Priya", "--json").stdout)
+        assert [hit["client"] for hit in shown["results"]] == [writer], shown
