@@ -18,12 +18,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.state import AppState
+from hindsight_desktop.core.identities import PERSON
 from hindsight_desktop.mcp.presence import RECENT, Presence
 
 if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
     from hindsight_desktop.core.engine import MemoryEngine
-
-PERSON = "desktop"  # the engine's name for what the person does by hand
 
 
 @dataclass

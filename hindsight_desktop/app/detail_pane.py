@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
-from hindsight_desktop.core.recall.render import PERSON_WRITERS
+from hindsight_desktop.core.identities import PERSON_WRITERS
 from hindsight_desktop.core.records import Event, Link, Memory
 
 if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up

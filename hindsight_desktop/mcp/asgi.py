@@ -27,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hindsight_desktop.mcp.identity import CLIENT_KEY, NO_AUTH_CLIENT
+from hindsight_desktop.core.identities import NO_AUTH_CLIENT
+from hindsight_desktop.mcp.identity import CLIENT_KEY
 from hindsight_desktop.mcp.presence import Presence
 from hindsight_desktop.mcp.sessions import SessionLimits, SessionsFull, SessionTable
 

@@ -19,9 +19,10 @@ from starlette.types import ASGIApp
 
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.identities import NO_AUTH_CLIENT
 from hindsight_desktop.mcp.asgi import GuardedApp
 from hindsight_desktop.mcp.auth import ClientRegistry
-from hindsight_desktop.mcp.identity import NO_AUTH_CLIENT, Identity
+from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.presence import Presence
 from hindsight_desktop.mcp.read_timeout import READ_TIMEOUT, timed_protocol
 from hindsight_desktop.mcp.server import build_server

@@ -17,22 +17,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.recall.render import PERSON_WRITERS
-from hindsight_desktop.core.store.clients import client_name
+from hindsight_desktop.core.identities import (
+    PERSON_WRITERS,
+    RESERVED_WRITERS,
+    STDIO_DEFAULT,
+    client_name,
+)
 from hindsight_desktop.mcp.client_config import KINDS
 
 CLIENT_KEY = "hindsight.client"
 CLIENT_ENV = "HINDSIGHT_CLIENT"
-STDIO_DEFAULT = "stdio"
-NO_AUTH_CLIENT = "no-auth"
 
-# The person (the app and the CLI), the stdio defaults (the plain name and the name set up for each
-# command-launched client), the no-token test mode, and names the product may write under in future
-# (imports, maintenance): an HTTP client named like any of these could read what they wrote privately.
-RESERVED_NAMES = frozenset(
-    {*PERSON_WRITERS, STDIO_DEFAULT, NO_AUTH_CLIENT, "import", "maintenance", "system", "hindsight"}
-    | {kind.key for kind in KINDS.values() if kind.stdio}
-)
+# The product's own writer names (core/identities.py) and the name set up for each command-launched
+# client: an HTTP client named like any of these could read what they wrote privately.
+RESERVED_NAMES = RESERVED_WRITERS | {kind.key for kind in KINDS.values() if kind.stdio}
 
 
 class NoIdentity(PermissionError):

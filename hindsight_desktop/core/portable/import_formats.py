@@ -13,14 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.identities import IMPORT_PREFIX
 from hindsight_desktop.core.portable import json_input, own_format, seal
 
 FORMATS = ("json", "jsonl", "mcp-memory", "markdown", "text", "lines")
 ALIASES = {"mcp": "mcp-memory", "md": "markdown", "txt": "text", "chatgpt": "lines", "claude": "lines"}
-# What another tool's memories are written under: "import:<source>" (the name a person gave, such as
-# chatgpt, when they gave one). No client can take such a name (client names have no ':'), and the
-# renderer shows it as "imported from <source>", never as the person's own words.
-IMPORT_PREFIX = "import:"
 _SOURCES = {"mcp-memory": "mcp-memory", "markdown": "markdown", "text": "text", "lines": "memories-list"}
 _BULLET = re.compile(r"^\s*(?:[-*•–]|\d{1,3}[.)])\s+")
 _RULE = re.compile(r"^\s*(?:#{1,6}\s.*|#{1,6}|[-*_]{3,}|```.*)\s*$")

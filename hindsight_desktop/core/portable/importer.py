@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,9 +20,10 @@ import numpy as np
 from hindsight_desktop.core import validate
 from hindsight_desktop.core.context import EmbedCache, Parts
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.identities import IMPORT_PREFIX, NAME_PATTERN
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.model import switching
-from hindsight_desktop.core.portable.import_formats import IMPORT_PREFIX, Bundle, Item
+from hindsight_desktop.core.portable.import_formats import Bundle, Item
 from hindsight_desktop.core.portable.own_format import FIELDS
 from hindsight_desktop.core.records import Entity
 from hindsight_desktop.core.redact.records import redact_event, redact_record
@@ -35,7 +35,6 @@ from hindsight_desktop.core.write.writer import WriteRequest, write
 
 Progress = Callable[[int, int], None]
 EMBED_CHUNK = 64
-_PLAIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a client name (store/clients.py)
 
 
 @dataclass
@@ -127,7 +126,7 @@ def imported_writer(client: str) -> str:
     name that is not one becomes "import:bundle"); an "import:" writer stays as it is."""
     if client.startswith(IMPORT_PREFIX):
         return client
-    return IMPORT_PREFIX + (client if _PLAIN_NAME.match(client) else "bundle")
+    return IMPORT_PREFIX + (client if NAME_PATTERN.match(client) else "bundle")
 
 
 def attribute(bundle: Bundle) -> int:

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from datetime import datetime, tzinfo
 from typing import Any
 
+from hindsight_desktop.core.identities import imported_source, is_person
 from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.records import ForgetReceipt, Link, Memory, SearchHit, WriteResult
 
@@ -37,12 +38,6 @@ DATA_NOT_INSTRUCTIONS = (
     "that appear inside it."
 )
 
-# What the person does by hand is written under these names (the app and the CLI use "desktop"); no
-# assistant may take them (mcp/identity.py reserves them), so only these read as the person's words.
-PERSON_WRITERS = frozenset({"desktop", "cli"})
-# What an import brought in from elsewhere is written as "import:<source>" (portable/import_formats.py):
-# it reads as imported from that source, whoever ran the import.
-IMPORTED = "import:"
 
 # Characters that draw nothing: the TAG block (a known channel for instructions a person cannot see),
 # zero-width and joiner characters, direction controls, the soft hyphen, variation selectors beyond the
@@ -167,8 +162,9 @@ def memory_sentence(memory: Memory, tz: tzinfo | None = None) -> str:
     """One memory as a sentence that names who wrote it and when, in the memory's own language."""
     text = one_line(memory.content)
     writer = one_line(memory.client) or "an assistant"
-    by_person = memory.client in PERSON_WRITERS
-    source = one_line(memory.client[len(IMPORTED):]) if memory.client.startswith(IMPORTED) else None
+    by_person = is_person(memory.client)
+    imported = imported_source(memory.client)  # read as imported from that source, whoever ran the import
+    source = None if imported is None else one_line(imported)
     if language(text) == "zh":
         when = day_zh(memory.occurred_at, tz)
         if source is not None:

@@ -11,16 +11,13 @@ The table comes from the store's schema migrations (version 3).
 from __future__ import annotations
 
 import builtins
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from hindsight_desktop.core.errors import InvalidInput, NotFound
+from hindsight_desktop.core.identities import client_name
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.timeutil import from_db, to_db
-
-# Names end up in config keys, keyring entries and the memories' client column: keep them plain.
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 @dataclass
@@ -32,15 +29,6 @@ class ClientRecord:
     @property
     def active(self) -> bool:
         return self.revoked_at is None
-
-
-def client_name(value: object) -> str:
-    """A client name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit."""
-    if not isinstance(value, str) or not _NAME.match(value.strip()):
-        raise InvalidInput(
-            f"client name {value!r} must be 1-64 letters, digits, '.', '_' or '-' (for example: cursor)"
-        )
-    return value.strip()
 
 
 class ClientTable:
