@@ -57,6 +57,8 @@ FORMS = [
     ("the password we picked for the shared drive was Orbit1836%", f"the password we picked for the shared drive was {P}"),
     ("the admin password was reset to Nectar3746", f"the admin password was reset to {P}"),
     ("my email pw is kitty123", f"my email pw is {P}"),
+    ("my password's hunter2", f"my password's {P}"),
+    ("密码设置成了 abc12345", f"密码设置成了 {P}"),
     ("Password for the NAS -> Blu3Moon", f"Password for the NAS -> {P}"),
     ("CVV is 123", f"CVV is {CVV}"),
     ("card ending 4242, cvc 019", f"card ending 4242, cvc {CVV}"),
@@ -105,6 +107,7 @@ NEAR_MISSES = [
     "пароль не менять", "\u200bhidden\u2060 marks stay in ordinary text\u00ad",
     "Password: ********", "api_key=${API_KEY}", "the password is: (see vault)", "password: $DB_PASS",
     "The Wi-Fi network key is printed on the router.", "token: <redacted>",
+    "the password's length is 12",
 ]
 
 

@@ -41,10 +41,12 @@ MAX_HAN = 6
 
 _CONNECT = re.compile(
     r"[\"'”’]?[ \t]*+(?:(?P<label>:=|=>|->|→|[:=])|(?P<zh>(?:就是|也是|都是|还是|還是|便是|即是|是|叫做|叫|为|為"
-    r"|设为|設為|设成|設成|设置为|設置為|改成|改为|改為|换成|換成|变成|變成|は|が|는|은)了?[ \t]*+:?))\s*+"
+    r"|设为|設為|设成|設成|设置为|設置為|设置成|設置成|设定为|設定為|设定成|設定成|改成|改为|改為|换成|換成|换为|換為|变成|變成"
+    r"|は|が|는|은)了?[ \t]*+:?))\s*+"
     r"|[ \t]++(?P<spoken>(?:(?:is|was|are|were|has[ \t]++been|have[ \t]++been|got|gets)[ \t]++)?"
     r"(?:changed|set|reset|updated|switched)[ \t]++to|(?:is|was|are|were|becomes|became)(?:[ \t]++(?:now|still"
     r"|always|just|simply|actually|currently))?)\b[ \t]*+:?[ \t]*+"
+    r"|(?P<contraction>['’]s[ \t]++)"  # "my password's hunter2"
     r"|(?P<space>[ \t]*+)",
     re.I,
 )
@@ -245,6 +247,7 @@ def _connector(text: str, pos: int, limit: int) -> Connector | None:
         return Connector("label", m.end(), (m.group("label") or m.group("zh")).strip())
     if m.group("spoken") is not None:
         return Connector("spoken", m.end())
+    # "'s" is as often possessive ("the password's length"): as weak as a plain space.
     return Connector("space" if m.end() > pos else "none", m.end())
 
 
