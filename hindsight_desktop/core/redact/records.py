@@ -56,10 +56,10 @@ def secret_name_kind(name: str, personal: bool = False) -> str | None:
     {"手机": ...})."""
     name = view(name.strip()).text
     name = _CAMEL.sub("_", name) if not name.isupper() else name
-    hidden = name.rsplit(".", 1)[-1] if "." in name else name  # the last part of a dotted path
-    if not _COUNT_NAME.match(hidden):
+    last = name.rsplit(".", 1)[-1]  # "card.cvv", "user.authToken": the last part of a dotted path
+    if not _COUNT_NAME.match(last):
         for kind, pattern in _NAMES:
-            if pattern.search(hidden):
+            if pattern.search(last):
                 return kind
     if personal:
         for kind, pattern in _PERSONAL_NAMES:
