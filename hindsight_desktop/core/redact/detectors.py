@@ -6,9 +6,9 @@ so the patterns stay maintained upstream and a sentence costs a few microseconds
 Importing detect-secrets pulls in `requests` (0.1-0.3 s), so it happens the first time a text holds a
 token-like run (text.py checks that first), not when the app or a command starts.
 
-Some of those patterns backtrack: a run of "sk-" or "eyJ" characters, or of spaces after a keyword,
-costs them time that grows with the square of its length or worse. They are not ours to rewrite, so
-what they see is bounded instead: runs of spaces are cut to one, and the text is read in overlapping
+Some of those patterns backtrack: a run of "eyJ" characters, or of spaces after a keyword, costs them
+time that grows with the square of its length or worse. They are not ours to rewrite, so what they
+see is bounded instead (Bounded): runs of spaces are cut to one, and the text is read in overlapping
 windows of WINDOW characters, STEP apart, so each match of up to WINDOW - STEP characters lies whole
 in some window and the cost grows with the length of the text, not its square.
 """
@@ -39,9 +39,26 @@ STEP = 256
 _SPACE_RUN = re.compile(r"\s{2,}+")
 
 
+class Bounded:
+    """A detect-secrets pattern that only ever sees bounded windows of a squeezed text (see above)."""
+
+    def __init__(self, compiled: re.Pattern[str]) -> None:
+        self.compiled = compiled
+        self.pattern, self.flags, self.groups = compiled.pattern, compiled.flags, compiled.groups
+
+    def scan(self, squeezed: str) -> Iterator[re.Match[str]]:
+        """Every match in the windows of an already squeezed text (a window ends the pattern's view;
+        what precedes it is still seen by lookbehinds)."""
+        for offset in range(0, max(1, len(squeezed) - WINDOW + STEP), STEP):
+            yield from self.compiled.finditer(squeezed, offset, offset + WINDOW)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.scan(_squeezed(text)[0])
+
+
 class Detector(NamedTuple):
     kind: str
-    pattern: re.Pattern[str]
+    pattern: Bounded
 
 
 def plugin_classes() -> dict[str, Any]:
@@ -58,20 +75,16 @@ def detectors() -> tuple[Detector, ...]:
     for name, cls in sorted(plugin_classes().items()):
         denylist = getattr(cls, "denylist", None)
         if name not in _SKIPPED and denylist:
-            found += [Detector(_KINDS.get(name, "api_key"), pattern) for pattern in denylist]
+            found += [Detector(_KINDS.get(name, "api_key"), Bounded(pattern)) for pattern in denylist]
     return tuple(found)
 
 
-def secret_span(text: str, m: re.Match[str], offset: int = 0) -> tuple[int, int] | None:
+def secret_span(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     """The part of a detector match to hide: the captured value when the pattern captures one after a
-    keyword, else the whole token without the delimiters and labels some patterns include. `m` was
-    found in a window of `text` that starts at `offset`."""
-    start, end = m.start() + offset, m.end() + offset
+    keyword, else the whole token without the delimiters and labels some patterns include."""
+    start, end = m.start(), m.end()
     for group in range(m.re.groups, 0, -1):
         g_start, g_end = m.span(group)
-        if g_start < 0:
-            continue
-        g_start, g_end = g_start + offset, g_end + offset
         # A value captured after a keyword ("aws_key = '...'") and closing the match; not a prefix like
         # "ghp" nor an optional part in the middle of a token.
         if g_start > start and end - g_end <= 2 and not any(ch.isalnum() for ch in text[g_end:end]):
@@ -107,14 +120,12 @@ def find(text: str) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every service token detect-secrets' patterns recognise in `text`."""
     seen, where = _squeezed(text)
     found = set()
-    for offset in range(0, max(1, len(seen) - WINDOW + STEP), STEP):
-        window = seen[offset:offset + WINDOW]
-        for detector in detectors():
-            for m in detector.pattern.finditer(window):
-                span = secret_span(seen, m, offset)
-                if span is not None and (detector.kind, *span) not in found:
-                    found.add((detector.kind, *span))
-                    if where is None:
-                        yield detector.kind, span[0], span[1]
-                    else:
-                        yield detector.kind, where[span[0]], where[span[1] - 1] + 1
+    for detector in detectors():
+        for m in detector.pattern.scan(seen):
+            span = secret_span(seen, m)
+            if span is not None and (detector.kind, *span) not in found:
+                found.add((detector.kind, *span))
+                if where is None:
+                    yield detector.kind, span[0], span[1]
+                else:
+                    yield detector.kind, where[span[0]], where[span[1] - 1] + 1

@@ -76,8 +76,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "passport",
         re.compile(
-            r"(?i:passport|护照|護照)(?:\s*(?i:number|no\.?|#|num)|号码|號碼|号|號)?[^\n\dA-Za-z]{0,12}?"
-            r"(?:(?i:is|was|number|no\.?)\s*:?\s*)?(?P<s>[A-Z]{0,2}\d[A-Z0-9]{5,8})(?![A-Za-z0-9])"
+            # Possessive blanks: a long run of them after the keyword is read once, not once per split.
+            r"(?i:passport|护照|護照)(?:\s*+(?i:number|no\.?|#|num)|号码|號碼|号|號)?[^\n\dA-Za-z]{0,12}?"
+            r"(?:(?i:is|was|number|no\.?)\s*+:?\s*+)?(?P<s>[A-Z]{0,2}\d[A-Z0-9]{5,8})(?![A-Za-z0-9])"
         ),
         _pick_passport,
     ),
