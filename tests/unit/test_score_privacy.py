@@ -109,7 +109,7 @@ def test_the_viewers_statistics_score_exactly_as_fts5_does(tmp_path) -> None:
         assert own.words.own and own.words.rows == len(texts)
         # A hidden rowid that is in no index: the same statistics, the other way of scoring.
         forced = keyword_stats.View(dataclasses.replace(own.words, hidden="[0]"),
-                                    dataclasses.replace(own.trigram, hidden="[0]"))
+                                    dataclasses.replace(own.trigram, hidden="[0]"), own.hidden)
         assert not forced.words.own
         for question in QUESTIONS + ["钢琴老师", "Lisbon flight KX4821 Priya"]:
             fts5 = keyword.search(db, question, 50, own)

@@ -96,3 +96,29 @@ def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embed
         engine.warm_up_in_background().join(timeout=60)
         assert len(engine.parts.vectors.cache) == 2
         assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest
+
+
+def test_hidden_rows_change_nothing_the_asker_gets():
+    """Rows hidden from the asker are left out before the coarse cut: the answer over a cache holding
+    extra hidden rows near the query is the answer over a cache without them, on both paths."""
+    from hindsight_desktop.core.index.vector_cache import VectorCache
+
+    rng = np.random.default_rng(7)
+    dim = 64
+    query = rng.standard_normal(dim).astype(np.float32)
+    query /= np.linalg.norm(query)
+
+    def rows(first: int, count: int, near: bool) -> list[tuple[int, bytes]]:
+        base = rng.standard_normal((count, dim)).astype(np.float32) + (3 * query if near else 0)
+        base /= np.linalg.norm(base, axis=1, keepdims=True)
+        return [(first + i, base[i].tobytes()) for i in range(count)]
+
+    for visible in (EXACT_BELOW - 50, EXACT_BELOW * 2):
+        mine = rows(1, visible, near=False)
+        theirs = rows(10**6, 600, near=True)  # closer to the query than anything visible
+        alone, crowded = VectorCache("t", 1, dim), VectorCache("t", 1, dim)
+        alone._extend(mine)
+        crowded._extend(mine[: visible // 2] + theirs + mine[visible // 2:])
+        hidden = np.array(sorted(r for r, _ in theirs), dtype=np.int64)
+        assert crowded.nearest(query, 20, hidden) == alone.nearest(query, 20)
+        assert not {r for r, _ in crowded.nearest(query, 20, hidden)} & set(hidden.tolist())

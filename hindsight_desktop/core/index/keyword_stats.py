@@ -22,6 +22,7 @@ import weakref
 from dataclasses import dataclass
 
 import apsw
+import numpy as np
 
 from hindsight_desktop.core.store import values
 
@@ -90,6 +91,7 @@ class View:
 
     words: Statistics
     trigram: Statistics
+    hidden: np.ndarray  # rowids of the memories hidden from the viewer, sorted (the vector search skips them)
 
 
 def view(db: apsw.Connection, viewer: str | None) -> View:
@@ -106,7 +108,8 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
             del known[old]
         hidden = [] if viewer is None else [int(r) for (r,) in db.execute(
             "SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))]
-        known[key] = View(*(_statistics(db, table, hidden) for table in TABLES))
+        known[key] = View(*(_statistics(db, table, hidden) for table in TABLES),
+                          hidden=np.array(sorted(hidden), dtype=np.int64))
     return known[key]
 
 

@@ -135,19 +135,27 @@ class VectorCache:
     def __len__(self) -> int:
         return self._size
 
-    def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def nearest(self, query: np.ndarray, k: int, hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The k nearest rows, best first. Rows whose rowid is in `hidden` (sorted) are left out before
+        anything is counted, so which rows reach exact scoring never depends on rows the asker cannot see."""
         with self._lock:
             n = self._size
             if n == 0 or k <= 0:
                 return []
-            if n <= EXACT_BELOW:
-                candidates = np.arange(n)
+            shown = None if hidden is None or not len(hidden) else ~np.isin(self._rowids[:n], hidden)
+            visible = n if shown is None else int(np.count_nonzero(shown))
+            if visible == 0:
+                return []
+            if visible <= EXACT_BELOW:
+                candidates = np.arange(n) if shown is None else np.flatnonzero(shown)
             else:
                 distance = self._hamming(_sign_bits(query[None, :], self.words)[0], n)
-                keep = min(n, max(MIN_RESCORE, k * RESCORE_FACTOR))
+                if shown is not None:
+                    distance[~shown] = self.words * 64 + 1  # past every real distance: never a candidate
+                keep = min(visible, max(MIN_RESCORE, k * RESCORE_FACTOR))
                 # Distances are small integers: the cut-off comes from a histogram, cheaper than a partial
                 # sort of 100k values; rows tied at the cut-off all go on to rescoring.
-                cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.words * 64 + 1)), keep))
+                cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.words * 64 + 2)), keep))
                 candidates = np.flatnonzero(distance <= cutoff)
             sims = (self._codes[candidates].astype(np.float32) @ query.astype(np.float32)) * self._scale[candidates]
             top = min(k, len(candidates))

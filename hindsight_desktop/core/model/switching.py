@@ -100,19 +100,21 @@ class SwitchingIndex:
     def _in_new(self, db: apsw.Connection, rowids: list[int]) -> set[int]:
         return set(self.new.vectors(db, rowids)) if self.has_new else set()
 
-    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int,
+                hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
         qnew, qold = self._split(vector)
         hits: dict[int, float] = {}
         if self.has_new and qnew.any():
-            hits.update(self.new.nearest(db, qnew, k))
+            hits.update(self.new.nearest(db, qnew, k, hidden))
         if self.has_old and qold.any():
-            hits.update(self._old_only(db, qold, k))
+            hits.update(self._old_only(db, qold, k, hidden))
         return sorted(hits.items(), key=lambda item: -item[1])[:k]
 
-    def _old_only(self, db: apsw.Connection, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def _old_only(self, db: apsw.Connection, query: np.ndarray, k: int,
+                  hidden: np.ndarray | None) -> list[tuple[int, float]]:
         """The k best old-space hits among memories not yet re-embedded."""
         if not self.has_new:
-            return self.old.nearest(db, query, k)  # this process scores everything in the old space
+            return self.old.nearest(db, query, k, hidden)  # this process scores everything in the old space
         cursor = models.switch_cursor(db)
         if cursor is None:
             return []  # the switch just finished; the next operation reloads the parts

@@ -135,7 +135,8 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
         qvec = None if embedding is None else parts.centred_question(embedding.result()[0], asked)
-        vec_hits = {} if qvec is None else visible_hits(db, lambda k: parts.vectors.nearest(db, qvec, k), pool, q.client)
+        vec_hits = {} if qvec is None else visible_hits(
+            db, lambda k: parts.vectors.nearest(db, qvec, k, seen.hidden), pool, q.client)
         found = set(vec_hits) | set(kw_hits) | set(ent_hits)
         for rowid, score in dates.period_hits(db, periods, found, pool, q.client, seen.words.rows).items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score

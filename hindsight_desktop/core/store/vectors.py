@@ -66,10 +66,11 @@ class VectorIndex:
     def count(self, db: apsw.Connection) -> int:
         return values.number(db, f"SELECT count(*) FROM {self.table}")
 
-    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """The k nearest rowids with their cosine similarity, best first."""
+    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int,
+                hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The k nearest rowids with their cosine similarity, best first, leaving out the `hidden` rowids."""
         self.cache.refresh(db)
-        return self.cache.nearest(vector, k)
+        return self.cache.nearest(vector, k, hidden)
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """(rowids that have a vector, their vectors as rows), in the order asked."""
