@@ -54,6 +54,7 @@ QUERY_FUNCTIONS: dict[str, Callable[[str], object]] = {
     "question_periods": lambda t: recall_dates.question_periods(t, REF),
     "without_dates": lambda t: recall_dates.without_dates(t, REF),
     "asked_facts": fact_questions.asked_facts,
+    "fact_questions._spans": lambda t: fact_questions._spans(t.lower()),
     "keyword.query_terms": keyword.query_terms,
     "extract_entities(query)": lambda t: extract_entities(t, REF),
 }

@@ -18,6 +18,7 @@ way. The cues are a few nouns per attribute, in English and Chinese; a question 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 import apsw
 
@@ -109,7 +110,8 @@ def _spans(question: str) -> set[str]:
     LONGEST_HEAD characters, and for text with non-ASCII characters (Chinese has no spaces) every
     substring of up to LONGEST_CJK_HEAD characters that holds one."""
     edges = [m.start() for m in re.finditer(r"\b", question)]
-    spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1:] if b - a <= LONGEST_HEAD}
+    # Only the edges within reach of each start (a long question has thousands of them).
+    spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1:bisect_right(edges, a + LONGEST_HEAD)]}
     if question.isascii():
         return spans
     for start in range(len(question)):
