@@ -152,6 +152,12 @@ class Settings:
         help="Off by default: assistants may keep them when asked to remember them. Passwords, keys and "
              "tokens are always redacted.")
 
+    encrypt_memory_file: bool = setting(
+        True, section=PRIVACY, label="Encrypt the memory file", effect=Effect.NEXT_START,
+        help="On by default: the memory file is encrypted with a key kept in the OS keyring, and a plain file "
+             "is encrypted at the next start. Off: a new memory file is made plain (an encrypted one stays "
+             "encrypted).")
+
     def validate(self) -> Settings:
         """Check every option (raises InvalidInput naming the option and the problem); a whole float
         given for a whole-number option becomes an int."""

@@ -15,6 +15,10 @@ import pytest
 from support.clock import FakeClock
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Memory keys (and client tokens) go to the data folder's 0600 fallback file, never into the keyring of
+# whoever runs the tests (keyrings.alt, installed for the encryption tests, would otherwise be chosen);
+# the encryption tests choose a file keyring under a temporary home themselves.
+os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 # Never read or write the person's real settings while testing (subprocesses inherit this too).
 os.environ["HINDSIGHT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="hindsight-test-config-")
 atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)

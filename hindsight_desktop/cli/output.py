@@ -29,7 +29,15 @@ def open_engine(args: argparse.Namespace) -> MemoryEngine:
     """The engine over the memory in the data folder, with the saved settings; use it in a `with`."""
     from hindsight_desktop.core.engine import MemoryEngine
 
-    return MemoryEngine(data_dir(args), settings=load_settings())
+    engine = MemoryEngine(data_dir(args), settings=load_settings())
+    opened = engine.store.encryption
+    if opened.warning:
+        warn(opened.warning)
+    if opened.key is not None and (opened.created or opened.encrypted_now):  # set up by this command: shown once
+        from hindsight_desktop.cli.key import show_recovery
+
+        show_recovery(opened.key, why=f"The memory file {engine.store.path} is encrypted.")
+    return engine
 
 
 def to_json(data: Any) -> str:

@@ -66,7 +66,7 @@ class MemoryEngine:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.settings = (settings or Settings()).validate()
         self.clock = clock or utcnow
-        self.store = Store(self.data_dir / DB_FILE)
+        self.store = Store(self.data_dir / DB_FILE, encrypt=self.settings.encrypt_memory_file)
         self._access = AccessStats(self.store)  # searches' access statistics, written after the answer
         self._models = loader.ModelSource(self.data_dir, self.settings, embedder)
         self._load_models()

@@ -33,3 +33,11 @@ class ModelError(HindsightError):
     """The embedding model could not be prepared, loaded or run."""
 
     exit_code = 5
+
+
+class EncryptionError(HindsightError):
+    """The memory file cannot be opened as it is encrypted: its key is missing, wrong or out of reach
+    (a locked keyring), or the file is not in the form this data folder expects. Never answered with a
+    new, empty memory: the message names the problem and what to do."""
+
+    exit_code = 6

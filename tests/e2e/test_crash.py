@@ -32,6 +32,7 @@ from support.mcp import ServeProcess, env_for, http_client, prepare_data_dir, to
 from hindsight_desktop.config import DB_FILE, Settings
 from hindsight_desktop.core.diagnose.checks import check_indexes
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.mcp.auth import ClientRegistry
 
@@ -77,7 +78,7 @@ def env(data: Path) -> dict[str, str]:
 
 def verify(data: Path, acked: list[str]) -> None:
     """Every acknowledged id is stored; the file and its indexes are whole."""
-    db = apsw.Connection(str(data / DB_FILE), flags=apsw.SQLITE_OPEN_READONLY)
+    db = connect_existing(data / DB_FILE, flags=apsw.SQLITE_OPEN_READONLY)
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = {row[0] for row in db.execute("SELECT id FROM memories")}
@@ -214,7 +215,7 @@ def test_kill_the_http_server_in_the_middle_of_writes(store_dir: Path, token: st
 
 def _runs(data: Path, status: str | None = None) -> int:
     """The id of the newest maintenance run (with that status), 0 when none."""
-    db = apsw.Connection(str(data / DB_FILE), flags=apsw.SQLITE_OPEN_READONLY)
+    db = connect_existing(data / DB_FILE, flags=apsw.SQLITE_OPEN_READONLY)
     try:
         db.set_busy_timeout(5000)
         sql = "SELECT coalesce(max(id), 0) FROM maintenance_runs" + (" WHERE status = ?" if status else "")

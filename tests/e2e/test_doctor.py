@@ -15,6 +15,7 @@ from support.mcp import ServeProcess, free_port, prepare_data_dir, token_env
 from hindsight_desktop.cli.doctor_checks import run_doctor, server_url
 from hindsight_desktop.config import DB_FILE, Settings
 from hindsight_desktop.core.diagnose.checks import check_indexes
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.diagnose.why import why_not_recalled
 from hindsight_desktop.core.store import models
 from hindsight_desktop.mcp import client_config
@@ -180,7 +181,7 @@ def test_cli_doctor_exits_0_when_healthy_and_1_with_a_fix_when_not(cli):
     assert healthy.returncode == 0, healthy.stdout + healthy.stderr
     assert "PASS  indexes:" in healthy.stdout and "FAIL" not in healthy.stdout
     assert json.loads(cli("doctor", "--json").stdout)["ok"] is True
-    db = apsw.Connection(str(cli.data_dir / DB_FILE))
+    db = connect_existing(cli.data_dir / DB_FILE)
     db.execute("DELETE FROM fts_words")
     db.close()
     broken = cli("doctor")

@@ -7,7 +7,6 @@ closed, and nothing of the victim's may change. The last tests check the same ru
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
+import apsw
 import httpx2
 import pytest
 from support.mcp import (
@@ -32,6 +32,7 @@ from support.mcp import (
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import InvalidInput, NotFound
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.store.database import utcnow
 from hindsight_desktop.mcp.auth import ClientRegistry, new_token, token_hash
 from hindsight_desktop.mcp.identity import (
@@ -91,7 +92,7 @@ def private_ids(world: SimpleNamespace) -> list[str]:
 def snapshot(world: SimpleNamespace) -> dict[str, Any]:
     """Everything about the victim's (and stdio's) memories, read straight from the file: every column
     of each private memory, the lasting columns of its shared ones, their links and events."""
-    db = sqlite3.connect(f"file:{world.data_dir / DB_FILE}?mode=ro", uri=True)
+    db = connect_existing(world.data_dir / DB_FILE, flags=apsw.SQLITE_OPEN_READONLY)
     try:
         # A search's use of a memory (its count and fading clock) is written by the server after the answer
         # (access_stats.py), so one an earlier test made may land during this one: those columns are left
@@ -421,7 +422,7 @@ def test_purge_of_what_others_wrote_needs_the_persons_setting(engine):
 # person can restore it); a statement counts as made no later than it was written.
 
 def read_rows(world: SimpleNamespace, sql: str, *args: Any) -> list[tuple]:
-    db = sqlite3.connect(f"file:{world.data_dir / DB_FILE}?mode=ro", uri=True)
+    db = connect_existing(world.data_dir / DB_FILE, flags=apsw.SQLITE_OPEN_READONLY)
     try:
         return db.execute(sql, args).fetchall()
     finally:

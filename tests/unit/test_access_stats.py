@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import apsw
 
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.write import gate, gate_language
 
 WAIT = 60  # seconds: only a guard against hanging when something is broken; never a measured time
@@ -30,7 +31,7 @@ def _counts(db: apsw.Connection) -> tuple[int, int]:
 
 def test_a_search_does_not_wait_while_another_process_holds_the_write_lock(engine):
     key = _fill(engine)[0]
-    other = apsw.Connection(str(engine.store.path))  # as another process would: its own connection
+    other = connect_existing(engine.store.path)  # as another process would: its own connection
     other.execute("BEGIN IMMEDIATE")
     other.execute("INSERT INTO meta (key, value) VALUES ('other', 'process')")
     found: list[list[str]] = []
@@ -59,7 +60,7 @@ def test_access_counts_are_written_on_close(tmp_path, embedder, clock):
     for _ in range(3):
         engine.search("where is the bike key?", limit=1)
     engine.close()
-    db = apsw.Connection(str(engine.store.path))
+    db = connect_existing(engine.store.path)
     assert _counts(db) == (3, 3)
     assert db.execute("SELECT access_count, last_accessed_at IS NOT NULL FROM memories WHERE id = ?",
                       (key,)).fetchone() == (3, 1)
@@ -100,7 +101,7 @@ def test_another_clients_search_never_counts_a_private_memory(engine):
     for who in ("mallory", "victim"):
         engine.search("who sees me on Tuesday?", client=who, limit=5)
     engine.close()  # every queued record written
-    db = apsw.Connection(str(engine.store.path))
+    db = connect_existing(engine.store.path)
     counts = dict(db.execute("SELECT id, access_count FROM memories").fetchall())
     db.close()
     assert counts == {private: 1, shared: 2}  # the victim's search only

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import apsw
 import pytest
-import sqlite_vec
 
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.index import keyword
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.store import schema
 from hindsight_desktop.core.store.database import Store
 
@@ -30,10 +30,7 @@ LISBON, BEIJING, LIGHT_ROAST, DARK_ROAST, CAT = (f"mem_0195a000000{n}a1b2c3d4" f
 
 
 def _connect(path: Path) -> apsw.Connection:
-    db = apsw.Connection(str(path))
-    db.enable_load_extension(True)
-    db.load_extension(sqlite_vec.loadable_path())
-    return db
+    return connect_existing(path)  # the fixture plain, the upgraded file encrypted
 
 
 def _columns(db: apsw.Connection, table: str) -> list[str]:
@@ -143,7 +140,7 @@ def test_engine_opens_each_version_and_finds_its_memories(tmp_path, version, emb
 
 def test_a_newer_schema_is_refused_and_left_untouched(tmp_path):
     path = _copy(NEWEST, tmp_path)
-    raw = apsw.Connection(str(path))
+    raw = connect_existing(path)
     raw.execute(f"PRAGMA user_version={NEWEST + 1}")
     raw.close()
     before = path.read_bytes()

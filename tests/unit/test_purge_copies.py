@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import sqlite_vec
 
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.model import switching
 from hindsight_desktop.core.store.database import MIGRATIONS, Store, utcnow
 
@@ -181,7 +182,7 @@ def test_purging_a_merged_away_duplicate_takes_what_the_survivor_borrowed(engine
 
 def test_a_reader_that_keeps_the_wal_busy_is_reported_in_the_receipt(engine):
     mid = engine.write(f"Remember: the shed is painted {MARK} green.").id
-    reader = apsw.Connection(str(engine.store.path))
+    reader = connect_existing(engine.store.path)
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM memories").fetchall()  # holds a snapshot: the WAL cannot be reset
     receipt = engine.forget(ids=[mid], purge=True)

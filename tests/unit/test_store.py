@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import apsw
 import pytest
 
 from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.store.database import MIGRATIONS, Store
 
 
@@ -32,7 +32,7 @@ def test_backup_is_a_readable_copy(tmp_path):
     with store.write() as db:
         db.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
     copy = store.backup(tmp_path / "copy.sqlite3")
-    assert apsw.Connection(str(copy)).execute("SELECT value FROM meta").fetchone()[0] == "v"
+    assert connect_existing(copy).execute("SELECT value FROM meta").fetchone()[0] == "v"
     store.close()
 
 
@@ -62,7 +62,7 @@ def test_migration_backs_up_first_and_keeps_the_backup_only_if_it_fails(tmp_path
 def test_newer_schema_is_refused(tmp_path):
     path = tmp_path / "m.sqlite3"
     Store(path).close()
-    raw = apsw.Connection(str(path))
+    raw = connect_existing(path)
     raw.execute("PRAGMA user_version=999")
     raw.close()
     with pytest.raises(HindsightError, match="newer"):

@@ -18,7 +18,9 @@ from typing import Any
 import apsw
 import sqlite_vec
 
+from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.index import coverage
+from hindsight_desktop.core.keys import opener
 from hindsight_desktop.core.store import connections, models, upkeep
 from hindsight_desktop.core.store.database import BUSY_TIMEOUT_MS, MIGRATIONS, Store
 
@@ -60,7 +62,9 @@ def check_database(path: Path) -> Finding:
     if not path.exists():
         return Finding("database", True, f"no memory file yet at {path}; it is created on first start")
     try:
-        db = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        db = opener.connect_existing(path, flags=apsw.SQLITE_OPEN_READONLY, vec=False)
+    except EncryptionError as exc:
+        return Finding("database", False, str(exc), opener.RESTORE_HINT)
     except apsw.Error as exc:
         return Finding("database", False, f"cannot open {path}: {exc}",
                        f"check that {path} is readable by you and is a Hindsight Desktop memory file")
@@ -88,11 +92,12 @@ def _integrity(db: apsw.Connection, path: Path) -> Finding:
                        "upgrade Hindsight Desktop")
     problems = connections.integrity_problems(db)
     stored = upkeep.count_all(db) if version else 0
-    data = {"path": str(path), "schema": version, "memories": stored}
+    form = opener.describe(path)  # "encrypted" or "plain"
+    data = {"path": str(path), "schema": version, "memories": stored, "file": form}
     if problems != ["ok"]:
         shown = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
         return Finding("database", False, f"integrity check failed: {shown}", _RESCUE_FIX, data=data)
-    return Finding("database", True, f"{path} opens and passes the integrity check ({stored} memories)",
+    return Finding("database", True, f"{path} ({form}) opens and passes the integrity check ({stored} memories)",
                    data=data)
 
 

@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import apsw
-import sqlite_vec
 
-from hindsight_desktop.core.errors import HindsightError
+from hindsight_desktop.core.errors import EncryptionError, HindsightError, InvalidInput
+from hindsight_desktop.core.keys.opener import Opened, open_key
+from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private, private_dir
 from hindsight_desktop.core.store.readers import MAX_READERS, ReaderPool
 from hindsight_desktop.core.store.schema import MIGRATIONS  # also read by diagnose and tests
@@ -31,13 +32,24 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _wants_encryption() -> bool:
+    from hindsight_desktop.config import load_settings  # config imports the engine's errors only
+
+    try:
+        return load_settings().encrypt_memory_file
+    except InvalidInput:  # a broken settings file: the default, which keeps the memory encrypted
+        return True
+
+
 class Store:
     """The memory file for the threads of this process: one write connection, shared under `lock`
     (apsw connections may be used from several threads; the lock keeps one thread's transaction
     from interleaving with another's statements), and a pool of read connections (`read`).
     """
 
-    def __init__(self, path: Path, *, readers: int = MAX_READERS) -> None:
+    def __init__(self, path: Path, *, readers: int = MAX_READERS, encrypt: bool | None = None) -> None:
+        """`encrypt`: a new file is made encrypted and a plain one encrypted now (keys/opener.py); None
+        follows the saved setting `encrypt_memory_file` (on by default)."""
         self.path = Path(path)
         self.lock = threading.RLock()
         self._writer: int | None = None  # the thread inside a write transaction, if any
@@ -45,8 +57,11 @@ class Store:
         try:
             # The folder 0700 and the file 0600 before SQLite opens it: its WAL and SHM take the file's mode.
             private_dir(self.path.parent)
+            self.encryption: Opened = open_key(self.path, _wants_encryption() if encrypt is None else encrypt)
             create_private(self.path)
             self.db = self._connect()
+        except EncryptionError:
+            raise
         except (apsw.Error, OSError) as exc:
             raise HindsightError(f"cannot open the memory database {self.path}: {exc}") from exc
         self._pragma("journal_mode", "WAL")
@@ -55,12 +70,14 @@ class Store:
         self.readers = ReaderPool(self._connect_reader, readers)  # opens nothing until the first read
         self._migrate()
 
+    @property
+    def key(self) -> bytes | None:
+        """The file's key (None for a plain file): every connection to it, and every copy, needs it."""
+        return self.encryption.key
+
     def _connect(self) -> apsw.Connection:
-        db = apsw.Connection(str(self.path))
+        db = open_connection(self.path, self.key)
         db.set_busy_timeout(BUSY_TIMEOUT_MS)
-        db.enable_load_extension(True)
-        db.load_extension(sqlite_vec.loadable_path())
-        db.enable_load_extension(False)
         return db
 
     def _connect_reader(self) -> apsw.Connection:
@@ -109,8 +126,13 @@ class Store:
 
     def backup(self, target: Path) -> Path:
         """Copy the whole database with SQLite's online backup API (consistent even under writes)."""
-        dest = apsw.Connection(str(target))
+        # The copy under the same key and id (the cipher's salt), so it opens like the file itself.
+        salt = bytes.fromhex(self.encryption.file_id) if self.encryption.file_id else None
+        dest = open_connection(target, self.key, salt=salt, vec=False)
         try:
+            # An encrypted copy cannot change its page size during the copy: it takes the source's first.
+            page_size = self.db.execute("PRAGMA page_size").fetchone()
+            dest.execute(f"PRAGMA page_size={int(page_size[0]) if page_size else 4096}").fetchall()
             with dest.backup("main", self.db, "main") as job:
                 while not job.done:
                     job.step(1024)
