@@ -17,6 +17,7 @@ from hindsight_desktop.config import RESTART_OPTIONS, Settings
 if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, never at start-up
     from hindsight_desktop.core.engine import MemoryEngine
     from hindsight_desktop.mcp.auth import ClientRegistry
+    from hindsight_desktop.mcp.bridge_server import BridgeListener
     from hindsight_desktop.mcp.http_server import HttpServer
 
 # The options declared to take effect at the next start (config.py says when each one does); today none:
@@ -54,6 +55,7 @@ class Backend(QObject):
         self.engine: MemoryEngine | None = None
         self.registry: ClientRegistry | None = None
         self.server: HttpServer | None = None
+        self.bridges: BridgeListener | None = None  # stdio clients' bridges reach the engine through it
         self.server_error: str | None = None
         self.error: str | None = None
         self.paused = False
@@ -76,6 +78,7 @@ class Backend(QObject):
         # The registry shares the engine's connection: one file, one writer lock.
         registry = ClientRegistry(engine.store, TokenVault(engine.data_dir))
         server, problem = self._start_server(engine, registry, self.settings.http_port)
+        self.bridges = self._start_bridges(engine)
         return _Opened(engine, registry, engine.is_paused(), server, problem)
 
     def _start_server(self, engine: MemoryEngine, registry: ClientRegistry,
@@ -89,6 +92,15 @@ class Backend(QObject):
             return HttpServer(engine, port, registry).start(), None
         except HindsightError as exc:  # a busy port must not stop the timeline from working
             return None, str(exc)
+
+    def _start_bridges(self, engine: MemoryEngine) -> BridgeListener | None:
+        if not self.serve:
+            return None
+        from hindsight_desktop.mcp.bridge_server import BridgeListener
+
+        listener = BridgeListener(engine, engine.data_dir)
+        # Another server (a shared background one, `serve`) may already publish for this folder.
+        return listener if listener.start() else None
 
     def _opened(self, opened: _Opened) -> None:
         self.engine, self.registry, self.paused = opened.engine, opened.registry, opened.paused
@@ -208,6 +220,9 @@ class Backend(QObject):
         if self.server is not None:
             self.server.stop()
             self.server = None
+        if self.bridges is not None:
+            self.bridges.stop()
+            self.bridges = None
         if self.engine is not None:
             self.engine.close()
             self.engine = None

@@ -22,7 +22,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 # Tokens go to the documented 0600 fallback file, never into the keyring of whoever runs the tests.
-TEST_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "HINDSIGHT_TOKEN_STORE": "file"}
+# A shared server that `mcp` starts exits soon after its test's last client (no process outlives a run).
+TEST_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "HINDSIGHT_TOKEN_STORE": "file",
+            "HINDSIGHT_IDLE_EXIT": "10"}
 
 INIT_BODY = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
