@@ -42,7 +42,6 @@ from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file
 from hindsight_desktop.core.model.embedder import load_embedder
-from hindsight_desktop.core.portable.transfer import import_memories
 from hindsight_desktop.core.store.memories import stored_fact
 from hindsight_desktop.core.write.extract import extract_entities, fact_key
 
@@ -104,7 +103,7 @@ def fill(data: Path, models: Path, size: int, seed: int = 7) -> dict[str, float]
             out.write(json.dumps({"record": "memory", **record}) + "\n")
     with MemoryEngine(data, embedder=embedder) as engine:
         started = time.perf_counter()
-        report = import_memories(engine, bundle)
+        report = engine.import_file(bundle)
         import_s = time.perf_counter() - started
     bundle.unlink()
     return {"pool_embed_per_s": round(len(texts) / embed_s, 1), "import_seconds": round(import_s, 1),

@@ -88,11 +88,11 @@ def engine_pages(engine: MemoryEngine, filters: MemoryFilter, total: int, runs: 
     """The engine's own page read at three depths, by offset and by cursor (`after`)."""
     out: dict[str, Any] = {}
     for label, depth in (("start", 0), ("middle", total // 2), ("end", max(0, total - PAGE))):
-        out[f"list_offset_{label}_ms"] = median_ms(lambda d=depth: engine.list(filters, limit=PAGE, offset=d), runs)
+        out[f"list_offset_{label}_ms"] = median_ms(lambda d=depth: engine.list_memories(filters, limit=PAGE, offset=d), runs)
         if depth:
-            before = engine.list(filters, limit=1, offset=depth - 1)[0]
+            before = engine.list_memories(filters, limit=1, offset=depth - 1)[0]
             out[f"list_cursor_{label}_ms"] = median_ms(
-                lambda b=before: engine.list(filters, limit=PAGE, after=b), runs)
+                lambda b=before: engine.list_memories(filters, limit=PAGE, after=b), runs)
     return out
 
 

@@ -70,13 +70,14 @@ class Backend(QObject):
                                    on_error=self._open_failed)
 
     def _open(self) -> _Opened:
+        from hindsight_desktop.core.clients import ClientBook
         from hindsight_desktop.core.engine import MemoryEngine
         from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
 
         engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
         engine.warm_up_in_background()  # the first search would otherwise load the vector cache itself
         # The registry shares the engine's connection: one file, one writer lock.
-        registry = ClientRegistry(engine.store, TokenVault(engine.data_dir))
+        registry = ClientRegistry(ClientBook.of(engine), TokenVault(engine.data_dir))
         server, problem = self._start_server(engine, registry, self.settings.http_port)
         self.bridges = self._start_bridges(engine)
         return _Opened(engine, registry, engine.is_paused(), server, problem)
@@ -181,10 +182,7 @@ class Backend(QObject):
         worker; recall keeps working meanwhile, and an interrupted switch resumes at next start."""
 
         def switch(engine: MemoryEngine, progress: Callable[[int, int], None] | None = None) -> Any:
-            from hindsight_desktop.core.model.default_model import ensure_default_model
-
-            target = path or ensure_default_model(engine.data_dir / "models")
-            engine.use_model(target)
+            engine.use_model(path or None)  # None: the packaged default (the engine knows where it lives)
             return engine.reembed(progress=progress)
 
         self.switch_task = self.call(switch, name="re-embed", progress=True)

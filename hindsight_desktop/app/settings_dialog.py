@@ -123,10 +123,10 @@ def effect_note(options: list[Option]) -> str:
 def read_model(engine: MemoryEngine) -> dict[str, Any]:
     """The engine's model status plus what the dialog compares against (runs on a worker: it syncs with
     the memory file, and the default model's module pulls in numpy)."""
-    from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
+    from hindsight_desktop.core.engine import DEFAULT_MODEL_STEM
 
     status = engine.model_status()
-    status["default_stem"] = Path(DEFAULT_MODEL_FILE).stem
+    status["default_stem"] = DEFAULT_MODEL_STEM
     return status
 
 

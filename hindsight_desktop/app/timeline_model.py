@@ -2,7 +2,7 @@
 page. One flat list of rows, so a table view lays out and paints only what is on screen: a tree view
 lays out every row it holds again for each page added, which at 80k rows stalled it close to a second.
 
-Pages come from `engine.list(filters, limit, after=<the last memory shown>)` on a worker thread: keyset
+Pages come from `engine.list_memories(filters, limit, after=<the last memory shown>)` on a worker thread: keyset
 paging, so a page 100k rows deep costs what the first one does, and a memory written meanwhile at the
 top never shifts a page (as an offset would). The window asks for the next page when the person
 scrolls near the end (`fetch_more`), so 100k memories cost one page at a time. Nothing here reads the
@@ -97,7 +97,7 @@ def unpack(row: MemoryRow) -> Memory:
 def _page(engine: MemoryEngine, filters: MemoryFilter, limit: int, after: Memory | None) -> tuple[MemoryRow, ...]:
     """One page, packed on the worker, so the UI thread only inserts it. A tuple, not a list: wherever
     the page is kept (a finished Task keeps its result) the collector untracks it like its rows."""
-    return tuple(pack(m) for m in engine.list(filters, limit=limit, after=after))
+    return tuple(pack(m) for m in engine.list_memories(filters, limit=limit, after=after))
 
 
 def _cell(column: int, shown: tuple) -> str:

@@ -1,4 +1,4 @@
-"""Export and import through `hindsight_desktop.core.portable.transfer`, run on a worker with progress and Cancel."""
+"""Export and import through the engine (`export`, `import_file`), run on a worker with progress and Cancel."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hindsight_desktop.core.portable.formats import EXPORT
-from hindsight_desktop.core.records import MemoryFilter
+from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 
 if TYPE_CHECKING:  # the engine is imported on the worker, never on the main thread (see backend.py)
-    from hindsight_desktop.core.engine import MemoryEngine
-    from hindsight_desktop.core.portable.importer import ImportReport
+    from hindsight_desktop.core.engine import ImportReport, MemoryEngine
 
-FORMATS = {name: f"{label} (*.{name})" for name, label in EXPORT.items()}  # the file dialog's filters
+FORMATS = {name: f"{label} (*.{name})" for name, label in EXPORT_FORMATS.items()}  # the file dialog's filters
 Progress = Callable[[int, int], None]
 
 
@@ -33,15 +31,11 @@ def format_for(path: str, chosen_filter: str = "") -> str:
 def export_job(engine: MemoryEngine, fmt: str, path: str, filters: MemoryFilter | None,
                ids: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Everything `filters` selects, or only `ids` when given (an export of the selection)."""
-    from hindsight_desktop.core.portable.transfer import export_memories  # on the worker: see above
-
-    return export_memories(engine, fmt, path, filters=filters, progress=progress, ids=ids or None)
+    return engine.export(fmt, path, filters=filters, progress=progress, ids=ids or None)
 
 
 def import_job(engine: MemoryEngine, path: str, progress: Progress | None = None) -> ImportReport:
-    from hindsight_desktop.core.portable.transfer import import_memories  # on the worker: see above
-
-    return import_memories(engine, path, progress=progress)
+    return engine.import_file(path, progress=progress)
 
 
 def describe(result: Mapping[str, Any] | ImportReport, verb: str) -> str:

@@ -15,7 +15,7 @@ from hindsight_desktop.app.workers import Cancelled, Task
 from hindsight_desktop.core.records import MemoryFilter
 
 if TYPE_CHECKING:
-    from hindsight_desktop.core.portable.importer import ImportReport
+    from hindsight_desktop.core.engine import ImportReport
 
 IMPORT_FILES = "Memory files (*.json *.jsonl *.md *.markdown *.txt);;All files (*)"
 

@@ -35,10 +35,8 @@ def _why_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _why(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.diagnose.why import why_not_recalled
-
     with open_engine(args) as engine:
-        result = why_not_recalled(engine, args.query, args.memory_id).to_dict()
+        result = engine.why(args.query, args.memory_id).to_dict()
     emit(args, result, human=_print_why)
 
 

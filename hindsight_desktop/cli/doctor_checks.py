@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import socket
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -26,15 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.config import DB_FILE, Settings, default_data_dir, load_settings
-from hindsight_desktop.core.diagnose.checks import (
-    Finding,
-    check_database,
-    check_indexes,
-    check_sqlite_vec,
-)
+from hindsight_desktop.config import Settings, default_data_dir, load_settings
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.store import private_files
+from hindsight_desktop.core.records import Finding
 from hindsight_desktop.mcp import client_config
 from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
 from hindsight_desktop.mcp.http_server import LOOPBACK, MCP_PATH
@@ -53,13 +46,13 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
     `engine` lets a caller that already has one (the app) skip loading the model a second time."""
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     settings = settings or load_settings()
-    findings = [check_data_dir(data_dir), check_database(data_dir / DB_FILE), check_sqlite_vec()]
+    findings = MemoryEngine.check_folder(data_dir)  # before the engine opens (and creates) anything
     model, opened = check_model(data_dir, settings, engine)
     findings.append(model)
     # After the model check, which may have just created the models folder; listed with the data folder.
-    findings.insert(1, check_file_modes(data_dir))
+    findings.insert(1, MemoryEngine.check_file_modes(data_dir))
     try:
-        findings.append(check_indexes(opened.store) if opened is not None else Finding(
+        findings.append(opened.check_indexes() if opened is not None else Finding(
             "indexes", True, "skipped: the memory could not be opened (see above)", skipped=True))
     finally:
         if opened is not None and opened is not engine:
@@ -68,36 +61,6 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
     findings += [port, check_keyring(data_dir)]
     findings += check_clients(data_dir, settings.http_port, running)
     return {"ok": all(f.ok for f in findings), "checks": [f.to_dict() for f in findings]}
-
-
-def check_data_dir(data_dir: Path) -> Finding:
-    """The data folder exists (or can be made) and takes a new file."""
-    try:
-        private_files.private_dir(data_dir)
-        with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".doctor-"):
-            pass
-    except OSError as exc:
-        return Finding("data dir", False, f"{data_dir} is not writable: {exc}",
-                       f"give yourself write access to {data_dir}, or point HINDSIGHT_DATA_DIR (or --data-dir) "
-                       "at a folder you own")
-    return Finding("data dir", True, f"{data_dir} is writable", data={"path": str(data_dir)})
-
-
-def check_file_modes(data_dir: Path) -> Finding:
-    """Only this account may read the data folder: the folder and its subfolders 0700, every file 0600.
-    Anything wider is repaired on the spot, and the finding lists each repair."""
-    try:
-        loose = private_files.loose_paths(data_dir)
-        fixed = private_files.repair(loose)
-    except OSError as exc:
-        return Finding("file modes", False, f"the modes in {data_dir} could not be checked or repaired: {exc}",
-                       f"run `chmod -R go-rwx {data_dir}` (the folder and its files must be yours)")
-    if not loose:
-        return Finding("file modes", True, f"{data_dir} and its files are readable only by you",
-                       data={"fixed": []})
-    lines = [item.describe() for item in fixed]
-    return Finding("file modes", True, f"fixed {len(fixed)} path(s) other accounts could read: " + "; ".join(lines),
-                   data={"fixed": [str(item.path) for item in fixed]})
 
 
 def check_model(data_dir: Path, settings: Settings,

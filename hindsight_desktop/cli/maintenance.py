@@ -20,7 +20,7 @@ def _maintenance(args: argparse.Namespace) -> None:
 
 
 def _print_report(report: dict[str, Any], engine: MemoryEngine) -> None:
-    from hindsight_desktop.core.recall.render import maintenance_text
+    from hindsight_desktop.core.render import maintenance_text
 
     print(maintenance_text(report))
     for merge in report.get("merges", []):

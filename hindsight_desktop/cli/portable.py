@@ -9,12 +9,11 @@ from typing import Any
 
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import emit, open_engine
-from hindsight_desktop.core.portable.formats import EXPORT
-from hindsight_desktop.core.records import LAYERS, STATUSES, MemoryFilter
+from hindsight_desktop.core.records import EXPORT_FORMATS, LAYERS, STATUSES, MemoryFilter
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=tuple(EXPORT), default="json", help="the file format (default json)")
+    p.add_argument("--format", choices=tuple(EXPORT_FORMATS), default="json", help="the file format (default json)")
     p.add_argument("--output", "-o", type=Path, help="file to write (default: standard output)")
     p.add_argument("--embeddings", action="store_true", help="include the vectors (json and jsonl)")
     p.add_argument("--layer", action="append", choices=LAYERS, help="only this layer (repeatable)")
@@ -23,13 +22,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _export(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.portable.transfer import export_memories
-
     filters = MemoryFilter(layers=tuple(args.layer or ()), statuses=tuple(args.status or ()),
                            written_by=tuple(args.client or ()))
     target = args.output if args.output is not None else sys.stdout
     with open_engine(args) as engine:
-        summary = export_memories(engine, args.format, target, filters, embeddings=args.embeddings)
+        summary = engine.export(args.format, target, filters, embeddings=args.embeddings)
     # With no file the export itself is on stdout, so the summary goes to stderr.
     stream = sys.stdout if args.output is not None else sys.stderr
     emit(args, summary, human=lambda s: print(
@@ -48,11 +45,9 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _import(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.portable.transfer import import_memories
-
     with open_engine(args) as engine:
-        report = import_memories(engine, args.file, args.format, dry_run=args.dry_run,
-                                  keep_writers=args.keep_writers).to_dict()
+        report = engine.import_file(args.file, args.format, dry_run=args.dry_run,
+                                    keep_writers=args.keep_writers).to_dict()
     emit(args, report, human=lambda r: _print_import(r, args.file))
 
 
@@ -65,6 +60,6 @@ def _print_import(report: dict[str, Any], file: Path) -> None:
 
 
 COMMANDS = (
-    Command("export", f"write memories to a file (or stdout): {', '.join(EXPORT)}", _export, _export_arguments),
+    Command("export", f"write memories to a file (or stdout): {', '.join(EXPORT_FORMATS)}", _export, _export_arguments),
     Command("import", "bring memories in from a file (a dry run changes nothing)", _import, _import_arguments),
 )

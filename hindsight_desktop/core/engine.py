@@ -1,37 +1,48 @@
 """MemoryEngine: the one API that the CLI, the MCP server and the app all use. A front door: it checks
-the input and hands each operation to the package that owns it (write/, recall/, maintenance/, model/)."""
+the input and hands each operation to the package that owns it (write/, recall/, maintenance/, model/,
+portable/, diagnose/). The edges import this module, records, errors, identities and clients from the
+core, and nothing else (tests/unit/test_architecture.py); the names below in __all__ are its face."""
 
 from __future__ import annotations
 
-import builtins
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import fields
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import apsw
 
 from hindsight_desktop.config import DB_FILE, Settings, default_data_dir
 from hindsight_desktop.core import stats as numbers
 from hindsight_desktop.core import validate
-from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.context import Parts, assemble
+from hindsight_desktop.core.diagnose import checks
+from hindsight_desktop.core.diagnose.why import Explanation, why_not_recalled
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.identities import PERSON
 from hindsight_desktop.core.index import bilingual
 from hindsight_desktop.core.maintenance import forget as forgetting
 from hindsight_desktop.core.maintenance import runner
 from hindsight_desktop.core.maintenance.consolidate import Summarizer
+from hindsight_desktop.core.maintenance.forget import BULK_ARCHIVE_CAP
 from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
 from hindsight_desktop.core.model import loader
 from hindsight_desktop.core.model import reembed as reembedding
-from hindsight_desktop.core.model.embedder import Embedder, load_embedder
+from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
+from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
+from hindsight_desktop.core.portable import transfer
+from hindsight_desktop.core.portable.importer import ImportReport
 from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord
+from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.recall.hybrid import RecallWeights, recall
 from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import (
     Event,
+    Finding,
     ForgetReceipt,
     Link,
     Memory,
@@ -43,12 +54,17 @@ from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories, meta, models, relations
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
+from hindsight_desktop.core.validate import MAX_LIST_ITEMS
 from hindsight_desktop.core.write import edit as editing
 from hindsight_desktop.core.write.writer import WriteRequest, write
 
-PERSON = "desktop"  # the client name for what the person does by hand (CLI, app)
+# The engine's face: what the edges may take from here besides the engine (limits they show or check
+# before calling, and the records of the operations below).
+__all__ = ["BULK_ARCHIVE_CAP", "DEFAULT_MODEL_STEM", "HIT_CONFIDENCE", "MAX_LIST_ITEMS", "PERSON", "Explanation",
+           "ImportReport", "MemoryEngine", "Progress"]
+DEFAULT_MODEL_STEM = Path(DEFAULT_MODEL_FILE).stem  # the packaged model's ids start "<stem>:"
+Progress = Callable[[int, int], None]  # (done, total), for exports and imports
 T = TypeVar("T")
-# The search's checks, by the names it calls them.
 
 
 class MemoryEngine:
@@ -74,8 +90,10 @@ class MemoryEngine:
 
     # ---- the embedding model -------------------------------------------------------------------
     def _load_models(self) -> None:
-        loaded = loader.load(self.store, self._models, self.settings, self.clock)
-        self.parts, self.embedder, self._generation = loaded.parts, loaded.embedder, loaded.state.generation
+        loaded = loader.load(self.store, self._models, self.clock)
+        # The one place the parts are put together (context.assemble), on the models the file uses.
+        self.parts = assemble(self.store, self.settings, self.clock, loaded)
+        self.embedder, self._generation = loaded.embedder, loaded.state.generation
 
     def _sync_models(self) -> None:
         """Another process may have switched the model: one cheap read tells, and the parts follow."""
@@ -96,7 +114,8 @@ class MemoryEngine:
             return op()
 
     def current_parts(self) -> Parts:
-        """The parts, up to date with the memory file's model (for modules that work on them directly)."""
+        """The parts, up to date with the memory file's model (for tests that look inside; the core's
+        own modules get them from the operation that calls them)."""
         self._sync_models()
         return self.parts
 
@@ -106,10 +125,11 @@ class MemoryEngine:
         multilingual = bool(getattr(self.embedder, "multilingual", False))
         return {**reembedding.status(self.store), "languages": self.parts.calibration.languages(multilingual)}
 
-    def use_model(self, path: str | Path, *, client: str = PERSON) -> dict[str, Any]:
-        """Switch to the GGUF model at `path`; until `reembed()` finishes, recall uses both models, each for its
-        own vectors. Choosing the model in use again cancels an unfinished switch."""
-        embedder = load_embedder(Path(path))
+    def use_model(self, path: str | Path | None, *, client: str = PERSON) -> dict[str, Any]:
+        """Switch to the GGUF model at `path` (None: the packaged default, built under the data folder if
+        needed); until `reembed()` finishes, recall uses both models, each for its own vectors. Choosing
+        the model in use again cancels an unfinished switch."""
+        embedder = load_embedder(Path(path)) if path else default_embedder(self.data_dir)
         self._sync_models()
         outcome = reembedding.choose(self.store, embedder, self.clock(), client)
         self._sync_models()
@@ -204,8 +224,8 @@ class MemoryEngine:
         with self.store.read() as db:
             return memories.load_memory(db, memory_id, client)[1]
 
-    def list(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0,
-             after: Memory | None = None) -> builtins.list[Memory]:
+    def list_memories(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0,
+                      after: Memory | None = None) -> list[Memory]:
         """Newest first (by event time), for timelines and exports; `filters` narrows it. `after` continues
         from a memory of the previous page (keyset paging: as fast however deep, unlike `offset`)."""
         limit = validate.positive_int(limit, "limit", high=100_000)
@@ -217,12 +237,12 @@ class MemoryEngine:
         with self.store.read() as db:
             return memories.count(db, filters or MemoryFilter())
 
-    def links(self, memory_id: str) -> builtins.list[Link]:
+    def links(self, memory_id: str) -> list[Link]:
         with self.store.read() as db:
             memories.load_memory(db, memory_id)
             return relations.links_of(db, memory_id)
 
-    def events(self, memory_id: str | None = None, limit: int = 100) -> builtins.list[Event]:
+    def events(self, memory_id: str | None = None, limit: int = 100) -> list[Event]:
         with self.store.read() as db:
             return event_log.recent(db, memory_id, limit)
 
@@ -237,7 +257,7 @@ class MemoryEngine:
         owner = None if client == PERSON else client
         return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock(), owner))
 
-    def forget(self, *, ids: builtins.list[str] | str | None = None, older_than_days: float | None = None,
+    def forget(self, *, ids: list[str] | str | None = None, older_than_days: float | None = None,
                layer: str | None = None, type: str | None = None, below_importance: float | None = None,
                written_by: str | None = None, query: str | None = None, purge: bool = False,
                client: str = PERSON, sees_all: bool = True) -> ForgetReceipt:
@@ -251,11 +271,11 @@ class MemoryEngine:
             receipt.wal_cleared = self.store.checkpoint()
         return receipt
 
-    def undo_forget(self, batch: str, *, client: str = PERSON) -> builtins.list[Memory]:
+    def undo_forget(self, batch: str, *, client: str = PERSON) -> list[Memory]:
         """Restore every memory one archive batch (a receipt's `batch`) took that is still archived."""
         return forgetting.undo(self.parts, validate.batch_id(batch), client, self.clock())
 
-    def forget_batch(self, batch: str) -> builtins.list[str]:
+    def forget_batch(self, batch: str) -> list[str]:
         """The ids of what one archive batch took that is still archived: what `undo_forget` would restore."""
         checked = validate.batch_id(batch)
         with self.store.read() as db:
@@ -286,7 +306,7 @@ class MemoryEngine:
             self.parts, client or PERSON, policy=rules, should_stop=should_stop, progress=progress,
             summarizer=summarizer))
 
-    def maintenance_runs(self, limit: int = 20) -> builtins.list[dict[str, Any]]:
+    def maintenance_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent maintenance and re-embed runs: when, what changed, how long, how they ended."""
         return runner.last_runs(self.parts, validate.positive_int(limit, "limit", high=10_000))
 
@@ -296,18 +316,57 @@ class MemoryEngine:
         self._access.flush()  # every search so far is counted
         return numbers.numbers(self.parts)
 
-    def search_activity(self, days: int = 14) -> builtins.list[dict[str, Any]]:
+    def search_activity(self, days: int = 14) -> list[dict[str, Any]]:
         """Searches per UTC day over the last `days` days and how many found something (the hit rate)."""
         days = validate.positive_int(days, "days", high=3660)
         self._access.flush()
         return numbers.search_activity(self.parts, self.clock() - timedelta(days=days))
 
-    def most_recalled(self, limit: int = 8) -> builtins.list[Memory]:
+    def most_recalled(self, limit: int = 8) -> list[Memory]:
         """Active memories recalled most often, most first."""
         limit = validate.positive_int(limit, "limit", high=1000)
         self._access.flush()
         with self.store.read() as db:
             return memories.most_recalled(db, limit)
+
+    # ---- moving memories in and out ------------------------------------------------------------------
+    def export(self, fmt: str, target: str | os.PathLike[str] | IO[str], filters: MemoryFilter | None = None,
+               progress: Progress | None = None, *, embeddings: bool = False,
+               ids: list[str] | None = None) -> dict[str, Any]:
+        """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
+        text stream, in `fmt` (portable/formats.py); returns what was written (portable/transfer.py)."""
+        self._sync_models()
+        return transfer.export_memories(self.parts, fmt, target, filters, progress, embeddings=embeddings, ids=ids)
+
+    def import_file(self, path: str | os.PathLike[str], fmt: str | None = None, dry_run: bool = False,
+                    progress: Progress | None = None, *, keep_writers: bool = False) -> ImportReport:
+        """Bring memories in from a file in one transaction; `dry_run` reports and changes nothing.
+        `keep_writers`: the file is the person's own, so who wrote each memory is kept (portable/transfer.py)."""
+        self._sync_models()
+        return transfer.import_memories(self.parts, path, fmt, dry_run, progress, keep_writers=keep_writers)
+
+    # ---- diagnosis -----------------------------------------------------------------------------
+    def why(self, query: str, memory_id: str) -> Explanation:
+        """Why `memory_id` was or was not recalled for `query`: exists, status, vector, keywords,
+        similarity, rank (diagnose/why.py). Reads only; its search is not logged."""
+        self._sync_models()
+        return why_not_recalled(self.parts, self.search, query, memory_id)
+
+    def check_indexes(self) -> Finding:
+        """The keyword index and the vector table of the model in use hold exactly the long-term memories."""
+        return checks.check_indexes(self.store)
+
+    @staticmethod
+    def check_folder(data_dir: Path) -> list[Finding]:
+        """The checks that need no engine (and open nothing for writing): the data folder takes a file,
+        the memory file passes SQLite's integrity check, the sqlite-vec extension loads."""
+        data_dir = Path(data_dir)
+        return [checks.check_data_dir(data_dir), checks.check_database(data_dir / DB_FILE), checks.check_sqlite_vec()]
+
+    @staticmethod
+    def check_file_modes(data_dir: Path) -> Finding:
+        """Only this account may read the data folder; wider modes are repaired, and the finding says so."""
+        return checks.check_file_modes(Path(data_dir))
 
     def close(self) -> None:
         self._access.close()  # the searches' access statistics land before the file closes

@@ -13,6 +13,9 @@ from hindsight_desktop.core.timeutil import to_db
 LAYERS = ("working", "episodic", "semantic", "procedural")
 STATUSES = ("active", "archived", "superseded")
 SCOPES = ("private", "shared")
+# Export format name (also the file suffix) -> what a person reads in a file dialog (portable/export_formats.py
+# holds one writer for each).
+EXPORT_FORMATS = {"json": "JSON", "jsonl": "JSON Lines", "md": "Markdown", "csv": "CSV"}
 
 
 def iso(value: datetime | None) -> str | None:
@@ -214,3 +217,19 @@ class MemoryFilter:
             clauses.append(visible)
             args.extend(viewer)
         return " AND ".join(clauses), args
+
+
+@dataclass
+class Finding:
+    """One diagnosis check's outcome (the doctor's lines). `skipped` is not a failure: the check could
+    not run here."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    skipped: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.config import DB_FILE
+from hindsight_desktop.core.clients import ClientBook, ClientRecord, private_folder
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.store.clients import ClientRecord, ClientTable
-from hindsight_desktop.core.store.database import Store, utcnow
-from hindsight_desktop.core.store.private_files import private_dir
 from hindsight_desktop.mcp.identity import http_client_name
 
 TOKEN_PREFIX = "hsd_"
@@ -139,7 +136,7 @@ class TokenVault:
             self._write_file(tokens)
 
     def _write_file(self, tokens: dict[str, str]) -> None:
-        private_dir(self.data_dir)
+        private_folder(self.data_dir)
         fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".tokens-")  # mkstemp creates it 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -154,21 +151,21 @@ class TokenVault:
 class ClientRegistry:
     """Add, list, revoke and verify clients: the token hash in SQLite, the token in the vault."""
 
-    def __init__(self, store: Store, vault: TokenVault) -> None:
-        self.table = ClientTable(store)
+    def __init__(self, table: ClientBook, vault: TokenVault) -> None:
+        self.table = table
         self.vault = vault
 
     @classmethod
     def open(cls, data_dir: Path) -> ClientRegistry:
         """A registry on its own connection (no embedding model needed)."""
-        return cls(Store(Path(data_dir) / DB_FILE), TokenVault(data_dir))
+        return cls(ClientBook.open(data_dir), TokenVault(data_dir))
 
     def add(self, name: str, *, rotate: bool = False) -> tuple[str, Saved]:
         """Mint a token for `name` (with `rotate`, replace its old one, which stops working at once).
         A token only ever serves HTTP, so the names the product writes under itself are refused."""
         name = http_client_name(name)
         token = new_token()
-        self.table.add(name, token_hash(token), utcnow(), replace=rotate)
+        self.table.add(name, token_hash(token), replace=rotate)
         return token, self.vault.save(name, token)
 
     def ensure_token(self, name: str) -> tuple[str, Saved | None]:
@@ -184,12 +181,12 @@ class ClientRegistry:
         return token, None
 
     def revoke(self, name: str) -> ClientRecord:
-        record = self.table.revoke(name, utcnow())
+        record = self.table.revoke(name)
         self.vault.delete(record.name)
         return record
 
     def list(self) -> list[ClientRecord]:
-        return self.table.list()
+        return self.table.all()
 
     def token(self, name: str) -> str | None:
         """The stored token of an active client, or None (revoked, unknown, or lost from the vault)."""
@@ -206,4 +203,4 @@ class ClientRegistry:
         return match_token(token, self.table.active_hashes())
 
     def close(self) -> None:
-        self.table.store.close()
+        self.table.close()

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator
 from pydantic_core import PydanticUseDefault
 
-from hindsight_desktop.core.validate import MAX_LIST_ITEMS
+from hindsight_desktop.core.engine import MAX_LIST_ITEMS
 
 _NULLS = ("", "null", "none", "undefined")
 _TRUE = ("true", "yes", "y", "on", "1")

@@ -13,10 +13,9 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import ValidationError
 
 from hindsight_desktop import __version__
-from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.maintenance.forget import BULK_ARCHIVE_CAP
-from hindsight_desktop.core.recall import render
-from hindsight_desktop.core.recall.render import DATA_NOT_INSTRUCTIONS
+from hindsight_desktop.core import render
+from hindsight_desktop.core.engine import BULK_ARCHIVE_CAP, MemoryEngine
+from hindsight_desktop.core.render import DATA_NOT_INSTRUCTIONS
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.tools import MemoryTools
 

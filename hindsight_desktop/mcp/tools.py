@@ -16,10 +16,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, Field
 
-from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core import render
+from hindsight_desktop.core.engine import HIT_CONFIDENCE, MemoryEngine
 from hindsight_desktop.core.errors import HindsightError
-from hindsight_desktop.core.recall import render
-from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.records import SearchHit
 from hindsight_desktop.mcp import coerce
 from hindsight_desktop.mcp.identity import Identity, NoIdentity

@@ -52,6 +52,6 @@ def test_export_then_import_round_trip(qtbot, shell, embedder, tmp_path, fmt):
         wait(qtbot, other_window.transfer.import_from(str(path)), timeout=60_000)
         engine = other.backend.engine
         originals = sorted(shell.backend.engine.get(i).content for i in ids)
-        assert sorted(m.content for m in engine.list(limit=100)) == originals
+        assert sorted(m.content for m in engine.list_memories(limit=100)) == originals
     finally:
         other.shutdown()

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import apsw
 import pytest
 from support.mcp import ServeProcess, free_port, prepare_data_dir, token_env
 
@@ -16,7 +15,6 @@ from hindsight_desktop.cli.doctor_checks import run_doctor, server_url
 from hindsight_desktop.config import DB_FILE, Settings
 from hindsight_desktop.core.diagnose.checks import check_indexes
 from hindsight_desktop.core.keys.opener import connect_existing
-from hindsight_desktop.core.diagnose.why import why_not_recalled
 from hindsight_desktop.core.store import models
 from hindsight_desktop.mcp import client_config
 from hindsight_desktop.mcp.auth import ClientRegistry
@@ -72,7 +70,7 @@ def test_a_broken_index_is_found_and_maintenance_fixes_it(engine, broken):
 def test_why_explains_a_normal_hit_with_its_rank(engine):
     fact = engine.write("My sister Priya lives in Toronto.", explicit=True)
     engine.write("I prefer window seats on long flights.", explicit=True)
-    why = why_not_recalled(engine, "where does Priya live?", fact.id)
+    why = engine.why("where does Priya live?", fact.id)
     assert why.exists and why.recalled and why.rank == 1 and why.verdict.startswith("recalled: rank 1")
     floor = engine.current_parts().calibration.evidence_floor("en")
     assert "priya" in why.matched_terms and why.vector_models and why.similarity > floor
@@ -83,7 +81,7 @@ def test_why_explains_a_normal_hit_with_its_rank(engine):
 def test_why_explains_an_archived_memory(engine):
     fact = engine.write("My passport expires in March 2027.", explicit=True)
     engine.forget(ids=fact.id)
-    why = why_not_recalled(engine, "when does my passport expire?", fact.id)
+    why = engine.why("when does my passport expire?", fact.id)
     assert why.status == "archived" and why.deep and why.rank == 1 and not why.recalled
     assert why.verdict.startswith("archived") and "deep=true" in why.fix and f"restore {fact.id}" in why.fix
 
@@ -91,7 +89,7 @@ def test_why_explains_an_archived_memory(engine):
 def test_why_explains_working_memory(engine):
     chatter = engine.write("ok thanks!")
     assert chatter.layer == "working"
-    why = why_not_recalled(engine, "thanks", chatter.id)
+    why = engine.why("thanks", chatter.id)
     assert why.layer == "working" and why.rank is None and "working memory" in why.verdict
     assert "hindsight-desktop add" in why.fix
 
@@ -100,17 +98,17 @@ def test_why_explains_a_superseded_memory(engine, clock):
     old = engine.write("I live in Beijing.", client="a")
     clock.advance(days=30)
     new = engine.write("I moved to Shanghai.", client="a")
-    why = why_not_recalled(engine, "where do I live?", old.id)
+    why = engine.why("where do I live?", old.id)
     assert why.status == "superseded" and why.superseded_by == new.id
     assert f"superseded by {new.id}" in why.verdict and f"restore {old.id}" in why.fix
 
 
 def test_why_explains_a_miss_and_an_unknown_id(engine):
     fact = engine.write("My sister Priya lives in Toronto.", explicit=True)
-    why = why_not_recalled(engine, "how do I bake sourdough bread", fact.id)
+    why = engine.why("how do I bake sourdough bread", fact.id)
     assert why.rank is None and not why.matched_terms
     assert "no keyword match and low similarity" in why.verdict and "add the words" in why.fix
-    missing = why_not_recalled(engine, "anything", "mem_nope")
+    missing = engine.why("anything", "mem_nope")
     assert not missing.exists and "no memory has this id" in missing.verdict
 
 

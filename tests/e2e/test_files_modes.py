@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from support.mcp import token_env
 
-from hindsight_desktop.cli.doctor_checks import check_file_modes
+from hindsight_desktop.core.clients import ClientBook
+from hindsight_desktop.core.diagnose.checks import check_file_modes
 from hindsight_desktop.core.portable.export_formats import csv_safe
-from hindsight_desktop.core.portable.transfer import export_memories
 from hindsight_desktop.mcp.auth import TOKEN_FILE, ClientRegistry, TokenVault
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX permissions")
@@ -46,7 +46,7 @@ def test_the_data_folder_and_the_database_files_are_private(engine):
 
 def test_the_token_file_is_private(engine):
     with token_env():
-        ClientRegistry(engine.store, TokenVault(engine.data_dir)).add("alice")
+        ClientRegistry(ClientBook.of(engine), TokenVault(engine.data_dir)).add("alice")
     assert mode(engine.data_dir / TOKEN_FILE) == 0o600
 
 
@@ -57,7 +57,7 @@ def test_exports_are_written_private_and_whole(engine, tmp_path: Path, fmt: str)
     target.parent.mkdir()
     target.write_text("an older export")
     os.chmod(target, 0o644)
-    export_memories(engine, fmt, target)
+    engine.export(fmt, target)
     assert mode(target) == 0o600
     assert "flowerpot" in target.read_text(encoding="utf-8")
     assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary file left behind
@@ -110,7 +110,7 @@ def test_csv_export_cannot_run_formulas(engine, tmp_path: Path):
         engine.write(text, explicit=True, gate=False)
     engine.write("A harmless note about tea.", explicit=True)
     target = tmp_path / "memories.csv"
-    export_memories(engine, "csv", target)
+    engine.export("csv", target)
     with open(target, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     contents = {row["content"] for row in rows}

@@ -613,14 +613,12 @@ def test_maintenance_gives_back_a_fact_an_older_version_let_a_future_date_supers
 
 
 def test_an_imported_record_dated_ahead_of_now_is_refused(engine, tmp_path):
-    from hindsight_desktop.core.portable.transfer import export_memories, import_memories
-
     engine.write("I live in Quito.", client="mallory")
     bundle_file = tmp_path / "bundle.json"
-    export_memories(engine, "json", bundle_file)
+    engine.export("json", bundle_file)
     bundle = json.loads(bundle_file.read_text())
     bundle["memories"][0].update(id="mem_from_the_future", occurred_at="2199-12-31T00:00:00Z")
     bundle_file.write_text(json.dumps(bundle))
     with pytest.raises(InvalidInput, match=r"mem_from_the_future.*occurred_at 2199-12-31.*more than a day ahead"):
-        import_memories(engine, bundle_file)
+        engine.import_file(bundle_file)
     assert engine.count() == 1

@@ -11,7 +11,6 @@ from mcp import Client
 from support.mcp import call
 from support.secrets import SECRETS
 
-from hindsight_desktop.core.portable.transfer import import_memories
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
 
@@ -119,7 +118,7 @@ def test_an_imported_bundle_is_redacted(engine, tmp_path: Path) -> None:
     }
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle), encoding="utf-8")
-    report = import_memories(engine, path)
+    report = engine.import_file(path)
     assert report.created == 2 and report.redactions >= 6
     memory = engine.get("mem_import_1")
     assert memory.content == "The model download uses [REDACTED:api_key] on the lab machine."

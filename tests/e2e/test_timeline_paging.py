@@ -21,7 +21,7 @@ def pages(engine, filters: MemoryFilter, size: int) -> list[str]:
     """Every id, page by page, each page continuing after the last memory of the one before."""
     ids, last = [], None
     while True:
-        page = engine.list(filters, limit=size, after=last)
+        page = engine.list_memories(filters, limit=size, after=last)
         ids += [m.id for m in page]
         if len(page) < size:
             return ids
@@ -36,26 +36,26 @@ def test_cursor_pages_equal_offset_order_with_ties_and_filters(engine):
                           "Our wifi password changed last week.", "The boiler service costs 90 euros.")]
     engine.forget(ids=[ids[2], twins[1]])
     for filters in (MemoryFilter(), MemoryFilter(statuses=("active",)), MemoryFilter(statuses=("archived",))):
-        everything = [m.id for m in engine.list(filters, limit=1000)]
+        everything = [m.id for m in engine.list_memories(filters, limit=1000)]
         for size in (1, 3, 4, 7):
             assert pages(engine, filters, size) == everything
-    active = engine.list(MemoryFilter(statuses=("active",)), limit=1000)
+    active = engine.list_memories(MemoryFilter(statuses=("active",)), limit=1000)
     tied = [m for m in active if m.occurred_at == tie]
     assert len(tied) == 4 and len(active) == 16  # three twins and the seed at that hour; two forgotten
 
 
 def test_a_purged_cursor_still_leads_to_the_older_memories(engine):
     seed(engine, varied(9), step=timedelta(hours=5))
-    first = engine.list(limit=4)
-    rest = [m.id for m in engine.list(limit=100, offset=4)]
+    first = engine.list_memories(limit=4)
+    rest = [m.id for m in engine.list_memories(limit=100, offset=4)]
     engine.forget(ids=[first[-1].id], purge=True)
-    assert [m.id for m in engine.list(limit=100, after=first[-1])] == rest
+    assert [m.id for m in engine.list_memories(limit=100, after=first[-1])] == rest
 
 
 def test_a_memory_written_between_pages_does_not_repeat_a_row(qtbot, shell):
     engine = shell.backend.engine
     seed(engine, varied(12), step=timedelta(hours=5))
-    before = [m.id for m in engine.list(limit=100)]
+    before = [m.id for m in engine.list_memories(limit=100)]
     model = TimelineModel(shell.backend, page_size=5)
     model.reload()
     qtbot.waitUntil(lambda: model.loaded == 5 and not model.loading, timeout=10_000)
@@ -68,7 +68,7 @@ def test_a_memory_written_between_pages_does_not_repeat_a_row(qtbot, shell):
 def test_forgetting_the_last_row_shown_neither_skips_nor_repeats(qtbot, shell):
     engine = shell.backend.engine
     seed(engine, varied(12), step=timedelta(hours=5))
-    before = [m.id for m in engine.list(limit=100)]
+    before = [m.id for m in engine.list_memories(limit=100)]
     model = TimelineModel(shell.backend, page_size=5)
     model.set_filters(MemoryFilter(statuses=("active",)))
     qtbot.waitUntil(lambda: model.loaded == 5 and not model.loading, timeout=10_000)
@@ -112,7 +112,7 @@ def test_removing_a_whole_day_then_paging_on(qtbot, shell):
     while model.fetch_more():
         qtbot.waitUntil(lambda: not model.loading, timeout=10_000)
     assert_well_formed(model)
-    assert [m.id for m in model.memories()] == [m.id for m in engine.list(MemoryFilter(statuses=("active",)),
+    assert [m.id for m in model.memories()] == [m.id for m in engine.list_memories(MemoryFilter(statuses=("active",)),
                                                                           limit=100)]
 
 

@@ -27,7 +27,7 @@ def test_a_row_unpacks_to_the_memory_the_engine_listed(qtbot, shell):
     seed(engine, varied(6), step=timedelta(hours=5))
     noted = engine.write("Dana from Lisbon moves to Oslo on 3 March 2027.", explicit=True, occurred_at=BASE,
                          metadata={"source": "chat", "tags": ["move", "friends"], "nested": {"n": 2}}).id
-    listed = engine.list(limit=100)
+    listed = engine.list_memories(limit=100)
     model = _loaded(qtbot, shell, page_size=4)
     assert model.memories() == listed  # every field, in order
     row = model.index_of(noted).row()

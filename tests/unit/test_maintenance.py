@@ -52,7 +52,7 @@ def test_decay_archives_exactly_what_the_policy_says(engine, clock):
 
     assert (_stability(engine, spaced), _stability(engine, massed), _stability(engine, twice)) == (2.0, 2.0, 4.0)
     report = engine.run_maintenance()
-    archived = {m.id for m in engine.list() if m.status == "archived"}
+    archived = {m.id for m in engine.list_memories() if m.status == "archived"}
     assert archived == {weak, strong}
     assert report["archived"] == 2
     # The same decisions straight from the policy: spaced (idle 80 d, half-life 120 d) keeps 0.315.
@@ -75,7 +75,7 @@ def test_capacity_archives_the_weakest_and_spares_pinned(engine, clock):
     engine.edit(ids[4], pinned=True)
     report = engine.run_maintenance(capacity_per_client=2)
     assert report["capacity_archived"] == 2
-    assert {m.id for m in engine.list() if m.status == "archived"} == {ids[1], ids[3]}
+    assert {m.id for m in engine.list_memories() if m.status == "archived"} == {ids[1], ids[3]}
     assert engine.get(ids[4]).status == "active"
 
 

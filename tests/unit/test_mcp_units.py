@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from pydantic import TypeAdapter, create_model
 
-from hindsight_desktop.core.recall import render
+from hindsight_desktop.core import render
 from hindsight_desktop.core.records import ForgetReceipt, WriteResult
 from hindsight_desktop.mcp import coerce
 from hindsight_desktop.mcp.auth import match_token, new_token, token_hash

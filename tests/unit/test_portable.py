@@ -11,7 +11,6 @@ import pytest
 
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.portable.transfer import export_memories, import_memories
 from hindsight_desktop.core.records import MemoryFilter
 
 
@@ -36,7 +35,7 @@ def filled(engine, clock):
 
 def _dump(engine, fmt="json", **kw):
     out = io.StringIO()
-    export_memories(engine, fmt, out, **kw)
+    engine.export(fmt, out, **kw)
     return out.getvalue()
 
 
@@ -50,25 +49,25 @@ def _without_export_time(text):
 @pytest.mark.parametrize("fmt", ["json", "jsonl"])
 def test_round_trip_into_an_empty_store_is_lossless(filled, engine, embedder, clock, tmp_path, fmt):
     path = tmp_path / f"export.{fmt}"
-    summary = export_memories(engine, fmt, path)
+    summary = engine.export(fmt, path)
     assert summary["memories"] == 6 and summary["links"] >= 2 and summary["path"] == str(path)
     fresh = MemoryEngine(tmp_path / "empty", embedder=embedder, clock=clock)
     # Another data folder's seal: only the person's say-so keeps who wrote what (test_import_claims.py).
-    report = import_memories(fresh, path, keep_writers=True)
+    report = fresh.import_file(path, keep_writers=True)
     assert report.format == fmt and report.created == 6 and report.skipped_existing == 0
     assert _without_export_time(_dump(fresh)) == _without_export_time(_dump(engine))
     assert fresh.get(filled["berlin"]).superseded_by == filled["paris"]
     assert fresh.search("when does my passport expire?").hits[0].memory.id == filled["passport"]
     assert fresh.search("Priya Toronto", deep=True).hits[0].memory.id == filled["sister"]
     assert fresh.stats()["vectors"] == engine.stats()["vectors"]
-    again = import_memories(fresh, path, keep_writers=True)  # importing twice adds nothing
+    again = fresh.import_file(path, keep_writers=True)  # importing twice adds nothing
     assert again.created == 0 and again.skipped_existing == 6 and again.links == 0
     fresh.close()
 
 
 def test_embeddings_travel_with_the_bundle_when_asked(filled, engine, embedder, clock, tmp_path):
     path = tmp_path / "with-vectors.json"
-    export_memories(engine, "json", path, embeddings=True)
+    engine.export("json", path, embeddings=True)
     records = json.loads(path.read_text())["memories"]
     stored = [r for r in records if r["layer"] != "working"]
     assert all(r["embedding"]["model"] == engine.parts.model_id and r["embedding"]["dim"] == 384 for r in stored)
@@ -76,7 +75,7 @@ def test_embeddings_travel_with_the_bundle_when_asked(filled, engine, embedder, 
     calls = []
     original = fresh.parts.embed._embed
     fresh.parts.embed._embed = lambda texts, kind: calls.append(texts) or original(texts, kind)
-    import_memories(fresh, path)
+    fresh.import_file(path)
     assert calls == []  # the stored vectors were used, nothing was embedded again
     assert fresh.search("passport expiry").hits[0].memory.id == filled["passport"]
     fresh.close()
@@ -120,13 +119,13 @@ def test_export_to_a_file_is_atomic_and_progress_is_reported(filled, engine, tmp
     path = tmp_path / "out.jsonl"
     path.write_text("the previous export\n")
     seen = []
-    export_memories(engine, "jsonl", path, progress=lambda done, total: seen.append((done, total)))
+    engine.export("jsonl", path, progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (6, 6)
     lines = path.read_text().splitlines()
     assert json.loads(lines[0])["record"] == "header" and len(lines) > 6
     assert not list(tmp_path.glob(".*partial"))
     with pytest.raises(InvalidInput, match="unknown export format"):
-        export_memories(engine, "xml", tmp_path / "x.xml")
+        engine.export("xml", tmp_path / "x.xml")
 
 
 def _bundle(memories, **extra):
@@ -145,22 +144,22 @@ def test_bad_own_files_name_the_field_or_line_and_change_nothing(engine, tmp_pat
     bad_json = tmp_path / "bad.json"
     bad_json.write_text(json.dumps(_bundle([_record(1), _record(2, importance=2)])))
     with pytest.raises(InvalidInput, match=r"memories\[1\]: importance must be between 0 and 1"):
-        import_memories(engine, bad_json)
+        engine.import_file(bad_json)
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "hindsight-desktop",\n "version": 1,\n "memories": [\n {oops}\n]}')
     with pytest.raises(InvalidInput, match=r"broken.json, line 4: not valid JSON"):
-        import_memories(engine, broken)
+        engine.import_file(broken)
     lines = [json.dumps({"record": "header", "format": "hindsight-desktop", "version": 1}),
              json.dumps({"record": "memory", **_record(1)}),
              json.dumps({"record": "memory", **_record(2, occurred_at="last tuesday")})]
     bad_jsonl = tmp_path / "bad.jsonl"
     bad_jsonl.write_text("\n".join(lines) + "\n")
     with pytest.raises(InvalidInput, match=r"bad.jsonl, line 3: occurred_at 'last tuesday' is not an ISO 8601"):
-        import_memories(engine, bad_jsonl)
+        engine.import_file(bad_jsonl)
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps(_bundle([], version=99)))
     with pytest.raises(InvalidInput, match="please upgrade"):
-        import_memories(engine, newer)
+        engine.import_file(newer)
     assert engine.count() == 0
 
 
@@ -170,7 +169,7 @@ def test_a_failure_in_the_middle_leaves_nothing_half_imported(engine, tmp_path):
     path = tmp_path / "dupe.json"
     path.write_text(json.dumps(_bundle([_record(1), _record(1, content="A different text.")])))
     with pytest.raises(Exception, match="UNIQUE"):
-        import_memories(engine, path)
+        engine.import_file(path)
     assert engine.count() == 0
     assert engine.search("garden note", mode="vector").hits == []  # no vector left behind in the cache
 
@@ -178,7 +177,7 @@ def test_a_failure_in_the_middle_leaves_nothing_half_imported(engine, tmp_path):
 def test_dry_run_reports_and_changes_nothing(engine, tmp_path):
     path = tmp_path / "two.json"
     path.write_text(json.dumps(_bundle([_record(1), _record(2)])))
-    report = import_memories(engine, path, dry_run=True)
+    report = engine.import_file(path, dry_run=True)
     assert report.dry_run and report.created == 2 and [i["action"] for i in report.items] == ["restore"] * 2
     assert engine.count() == 0 and engine.search("garden", mode="keyword").hits == []
-    assert import_memories(engine, path).created == 2 and engine.count() == 2
+    assert engine.import_file(path).created == 2 and engine.count() == 2

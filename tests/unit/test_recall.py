@@ -123,14 +123,14 @@ def test_list_and_count_with_filters(engine, clock):
     clock.advance(days=1)
     b = engine.write("Remember: always answer me in Spanish.", client="vscode", scope="private").id
     engine.edit(a, pinned=True)
-    assert [m.id for m in engine.list()] == [b, a]  # newest first
+    assert [m.id for m in engine.list_memories()] == [b, a]  # newest first
     assert engine.count(MemoryFilter(written_by=("cursor",))) == 1
-    assert [m.id for m in engine.list(MemoryFilter(pinned=True))] == [a]
+    assert [m.id for m in engine.list_memories(MemoryFilter(pinned=True))] == [a]
     assert engine.count(MemoryFilter(viewer="cursor")) == 1  # vscode's private memory is hidden
-    assert engine.list(MemoryFilter(since=clock.now - timedelta(hours=1)))[0].id == b
-    assert engine.list(limit=1, offset=1)[0].id == a
+    assert engine.list_memories(MemoryFilter(since=clock.now - timedelta(hours=1)))[0].id == b
+    assert engine.list_memories(limit=1, offset=1)[0].id == a
     with pytest.raises(InvalidInput, match="status must be among"):
-        engine.list(MemoryFilter(statuses=("deleted",)))
+        engine.list_memories(MemoryFilter(statuses=("deleted",)))
 
 
 def test_search_activity_and_most_recalled(filled, clock):

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hindsight_desktop.core.recall import render
+from hindsight_desktop.core import render
 from hindsight_desktop.core.records import ForgetReceipt, Memory, SearchHit
 
 MAY_3 = datetime(2026, 5, 3, 9, 30, tzinfo=UTC)

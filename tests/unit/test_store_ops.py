@@ -12,8 +12,7 @@ import pytest
 from hindsight_desktop.app.transfer import FORMATS as DIALOG_FILTERS
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.portable.export_formats import WRITERS
-from hindsight_desktop.core.portable.formats import EXPORT
-from hindsight_desktop.core.records import Entity, MemoryFilter
+from hindsight_desktop.core.records import EXPORT_FORMATS, Entity, MemoryFilter
 from hindsight_desktop.core.store import entities, relations
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.store.memories import (
@@ -144,6 +143,6 @@ def test_fts_quoting_makes_user_syntax_literal(db):
 
 
 def test_export_formats_are_listed_once():
-    assert list(WRITERS) == list(EXPORT)
+    assert list(WRITERS) == list(EXPORT_FORMATS)
     assert DIALOG_FILTERS == {"json": "JSON (*.json)", "jsonl": "JSON Lines (*.jsonl)", "md": "Markdown (*.md)",
                               "csv": "CSV (*.csv)"}

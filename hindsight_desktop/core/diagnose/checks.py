@@ -11,9 +11,8 @@ True
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict, dataclass, field
+import tempfile
 from pathlib import Path
-from typing import Any
 
 import apsw
 import sqlite_vec
@@ -21,25 +20,41 @@ import sqlite_vec
 from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.index import coverage
 from hindsight_desktop.core.keys import opener
-from hindsight_desktop.core.store import connections, models, upkeep
+from hindsight_desktop.core.records import Finding
+from hindsight_desktop.core.store import connections, models, private_files, upkeep
 from hindsight_desktop.core.store.database import BUSY_TIMEOUT_MS, MIGRATIONS, Store
 
 MAINTENANCE_FIX = "run `hindsight-desktop maintenance`: its repair pass re-indexes what is missing and drops orphan rows"
 
 
-@dataclass
-class Finding:
-    """One check's outcome. `skipped` findings are not failures: the check could not run here."""
+def check_data_dir(data_dir: Path) -> Finding:
+    """The data folder exists (or can be made) and takes a new file."""
+    try:
+        private_files.private_dir(data_dir)
+        with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Finding("data dir", False, f"{data_dir} is not writable: {exc}",
+                       f"give yourself write access to {data_dir}, or point HINDSIGHT_DATA_DIR (or --data-dir) "
+                       "at a folder you own")
+    return Finding("data dir", True, f"{data_dir} is writable", data={"path": str(data_dir)})
 
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-    skipped: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+def check_file_modes(data_dir: Path) -> Finding:
+    """Only this account may read the data folder: the folder and its subfolders 0700, every file 0600.
+    Anything wider is repaired on the spot, and the finding lists each repair."""
+    try:
+        loose = private_files.loose_paths(data_dir)
+        fixed = private_files.repair(loose)
+    except OSError as exc:
+        return Finding("file modes", False, f"the modes in {data_dir} could not be checked or repaired: {exc}",
+                       f"run `chmod -R go-rwx {data_dir}` (the folder and its files must be yours)")
+    if not loose:
+        return Finding("file modes", True, f"{data_dir} and its files are readable only by you",
+                       data={"fixed": []})
+    lines = [item.describe() for item in fixed]
+    return Finding("file modes", True, f"fixed {len(fixed)} path(s) other accounts could read: " + "; ".join(lines),
+                   data={"fixed": [str(item.path) for item in fixed]})
 
 
 def check_sqlite_vec() -> Finding:

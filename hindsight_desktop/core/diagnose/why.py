@@ -3,29 +3,29 @@ exist, is it active, is it indexed, do its words match, how similar is it, where
 
 Everything here reads (its search is not logged, so the hit rate stays honest).
 
->>> why_not_recalled(engine, "passport expiry", "mem_…").verdict     # doctest: +SKIP
+>>> engine.why("passport expiry", "mem_…").verdict                  # doctest: +SKIP
 'archived: normal recall skips archived memories'
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import apsw
 import numpy as np
 
 from hindsight_desktop.core import validate
+from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.diagnose.checks import MAINTENANCE_FIX
 from hindsight_desktop.core.errors import NotFound
 from hindsight_desktop.core.index import coverage, keyword
 from hindsight_desktop.core.model import switching
+from hindsight_desktop.core.records import SearchResult
 from hindsight_desktop.core.store import models
 from hindsight_desktop.core.store.memories import load_memory
 from hindsight_desktop.core.write.gate_rules import dominant_language
-
-if TYPE_CHECKING:
-    from hindsight_desktop.core.engine import MemoryEngine
 
 DEFAULT_LIMIT = 5  # what `search` and the memory_search tool return unless asked for more
 RANK_DEPTH = 200  # the most results a search may return: a memory below this is "not found at all"
@@ -61,10 +61,13 @@ class Explanation:
         return asdict(self)
 
 
-def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explanation:
-    """Explain where `memory_id` stands for `query`: exists, status, vector, keywords, similarity, rank."""
+Search = Callable[..., SearchResult]  # the engine's search (query, limit=, deep=, log=)
+
+
+def why_not_recalled(parts: Parts, search: Search, query: str, memory_id: str) -> Explanation:
+    """Explain where `memory_id` stands for `query`: exists, status, vector, keywords, similarity, rank.
+    `search` is the engine's own, so the rank is exactly the one a search gives."""
     text = validate.query(query)
-    parts = engine.current_parts()
     with parts.store.read() as db:
         try:
             rowid, memory = load_memory(db, memory_id)
@@ -82,7 +85,7 @@ def why_not_recalled(engine: MemoryEngine, query: str, memory_id: str) -> Explan
         question = parts.centred_question(parts.embed([text], "query")[0], asked)
         ex.similarity = round(float(np.dot(stored, question)), 4)
     if memory.layer != "working":  # working memory is never a candidate: no search needed to know
-        _rank(engine, ex)
+        _rank(search, ex)
     # Recall's floor for a candidate with only vector evidence, for this question's language.
     scale = parts.calibration
     floor = scale.evidence_floor(asked)
@@ -105,11 +108,11 @@ def _keyword_evidence(db: apsw.Connection, rowid: int, terms: list[str]) -> tupl
     return indexed, matched
 
 
-def _rank(engine: MemoryEngine, ex: Explanation) -> None:
+def _rank(search: Search, ex: Explanation) -> None:
     # Deep only for an archived memory: archived candidates would otherwise shift every other rank,
     # and the rank that matters is the one a normal search gives. log=False keeps the hit rate honest.
     ex.deep = ex.status == "archived"
-    result = engine.search(ex.query, limit=RANK_DEPTH, deep=ex.deep, log=False)
+    result = search(ex.query, limit=RANK_DEPTH, deep=ex.deep, log=False)
     ex.results = len(result.hits)
     for hit in result.hits:
         if hit.memory.id == ex.memory_id:

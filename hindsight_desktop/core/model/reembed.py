@@ -90,7 +90,7 @@ def run(parts: Parts, client: str, *, batch: int = DEFAULT_BATCH, progress: Prog
         state = models.read_state(db)
     if state.switch is None or state.target is None:
         return {"status": "idle", **status(store)}
-    embedder = parts.extra.get("embedders", {}).get(state.target.num)
+    embedder = parts.embedders.get(state.target.num)
     if embedder is None:
         raise ModelError(f"the new model {state.target.model_id} cannot be loaded from {state.target.path}")
     index = VectorIndex(state.target.num, state.target.dim)

@@ -1,8 +1,10 @@
 """Export and import: the person's memories in portable files, and other tools' memories brought in.
 
->>> export_memories(engine, "json", "memories.json")                    # doctest: +SKIP
+Called through the engine (`MemoryEngine.export`, `MemoryEngine.import_file`), on its parts:
+
+>>> engine.export("json", "memories.json")                              # doctest: +SKIP
 {'format': 'json', 'memories': 1204, 'links': 388, 'events': 5120, 'path': 'memories.json'}
->>> import_memories(engine, "memory.json", dry_run=True).to_dict()     # doctest: +SKIP
+>>> engine.import_file("memory.json", dry_run=True).to_dict()          # doctest: +SKIP
 {'format': 'mcp-memory', 'created': 40, 'duplicates': 2, ...}
 
 Export formats: `json` (a versioned bundle: memories with every field, links, event history, and
@@ -24,23 +26,21 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from hindsight_desktop import __version__
-from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.portable import import_formats, own_format, seal
 from hindsight_desktop.core.portable.export_formats import WRITERS
-from hindsight_desktop.core.portable.formats import EXPORT
 from hindsight_desktop.core.portable.importer import ImportReport, restore_bundle, write_items
-from hindsight_desktop.core.records import MemoryFilter
+from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 from hindsight_desktop.core.store import meta, models
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.store.private_files import private_writer
 from hindsight_desktop.core.timeutil import to_db
 
-EXPORT_FORMATS = tuple(EXPORT)
 Progress = Callable[[int, int], None]
 
 
-def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.PathLike[str] | IO[str],
+def export_memories(parts: Parts, fmt: str, path_or_stream: str | os.PathLike[str] | IO[str],
                     filters: MemoryFilter | None = None, progress: Progress | None = None, *,
                     embeddings: bool = False, ids: list[str] | None = None) -> dict[str, Any]:
     """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
@@ -52,7 +52,6 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
         fmt = "md"
     if fmt not in WRITERS:
         raise InvalidInput(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
-    parts = engine.current_parts()
     filtered = filters is not None and filters != MemoryFilter()
     with_vectors = bool(embeddings) and fmt in ("json", "jsonl")
     key = _seal_key(parts.store) if fmt in ("json", "jsonl") else None
@@ -69,7 +68,7 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
     with parts.store.read() as db, _output(path_or_stream) as out:
         state = models.read_state(db)
         total = own_format.count(db, filters)
-        header = {"format": own_format.FORMAT, "version": own_format.VERSION, "exported_at": to_db(engine.clock()),
+        header = {"format": own_format.FORMAT, "version": own_format.VERSION, "exported_at": to_db(parts.clock()),
                   "app_version": __version__, "model": state.active.model_id if state.active else None,
                   "embeddings": with_vectors, "memories": total,
                   "filters": _filters(filters) if filtered else None}
@@ -82,7 +81,7 @@ def export_memories(engine: MemoryEngine, fmt: str, path_or_stream: str | os.Pat
     return {"format": fmt, **counts, "path": where}
 
 
-def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str | None = None,
+def import_memories(parts: Parts, path: str | os.PathLike[str], fmt: str | None = None,
                     dry_run: bool = False, progress: Progress | None = None, *,
                     keep_writers: bool = False) -> ImportReport:
     """Bring memories in from a file; with `dry_run` report what would happen and change nothing.
@@ -95,15 +94,14 @@ def import_memories(engine: MemoryEngine, path: str | os.PathLike[str], fmt: str
     text = import_formats.read_text(source)
     chosen = import_formats.normalise(fmt) or import_formats.detect(source, text)
     if not dry_run:
-        with engine.store.read() as db:
+        with parts.store.read() as db:
             meta.refuse_if_paused(db, "resume it before importing")
     report = ImportReport(format=chosen, source=str(source), dry_run=bool(dry_run))
-    parts = engine.current_parts()
     name = source.name
     if chosen in ("json", "jsonl"):
         parse = import_formats.parse_bundle if chosen == "json" else import_formats.parse_bundle_lines
         bundle = parse(text, name)
-        with engine.store.read() as db:
+        with parts.store.read() as db:
             report.sealed = seal.verify(seal.key_for_import(db), bundle.digest, bundle.seal)
         restore_bundle(parts, bundle, report, progress, trusted=report.sealed or keep_writers)
     else:
