@@ -108,8 +108,8 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
             del known[old]
         hidden = [] if viewer is None else [int(r) for (r,) in db.execute(
             "SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))]
-        known[key] = View(*(_statistics(db, table, hidden) for table in TABLES),
-                          hidden=np.array(sorted(hidden), dtype=np.int64))
+        words, trigram = (_statistics(db, table, hidden) for table in TABLES)
+        known[key] = View(words, trigram, np.array(sorted(hidden), dtype=np.int64))
     return known[key]
 
 
