@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, neve
     from hindsight_desktop.mcp.bridge_server import BridgeListener
     from hindsight_desktop.mcp.http_server import HttpServer
 
-# The options declared to take effect at the next start (config.py says when each one does); today none:
-# the engine takes new settings at once and a new model is switched to by re-embedding on a worker.
+# The options declared to take effect at the next start (config.py says when each one does): the engine
+# takes the others at once, and a new model is switched to by re-embedding on a worker.
 RESTART_FIELDS: tuple[str, ...] = RESTART_OPTIONS
 
 
