@@ -43,7 +43,7 @@ from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.e5_convert import convert_e5, packaged_e5_file
 from hindsight_desktop.core.model.embedder import load_embedder
 from hindsight_desktop.core.store.memories import stored_fact
-from hindsight_desktop.core.write.extract import extract_entities, fact_key
+from hindsight_desktop.core.text.extract import extract_entities, fact_key
 
 sys.path.insert(0, str(Path(__file__).parent))
 from speed import sentence  # noqa: E402  (the speed bench's sentence generator)

@@ -26,6 +26,7 @@ from typing import Any
 PACKAGES = (
     "hindsight_desktop.core.redact",
     "hindsight_desktop.core.write",
+    "hindsight_desktop.core.text",
     "hindsight_desktop.core.recall",
     "hindsight_desktop.core.index",
     "hindsight_desktop.core.maintenance",

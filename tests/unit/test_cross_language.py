@@ -93,7 +93,8 @@ def test_an_english_question_does_not_load_the_segmenter(tmp_path: Path) -> None
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from hindsight_desktop.core.index import bilingual, keyword, segment\n"
+        "from hindsight_desktop.core.index import bilingual, keyword\n"
+        "from hindsight_desktop.core.text import segment\n"
         "from hindsight_desktop.core.recall.candidates import cross_language_hits\n"
         "from hindsight_desktop.core.store.database import Store\n"
         f"store = Store(Path({str(tmp_path)!r}) / 'memory.sqlite3')\n"

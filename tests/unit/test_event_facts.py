@@ -1,11 +1,11 @@
-"""A moved appointment supersedes its old time (write/event_facts.py), in Chinese and English."""
+"""A moved appointment supersedes its old time (text/event_facts.py), in Chinese and English."""
 
 from __future__ import annotations
 
 import pytest
 
-from hindsight_desktop.core.write.event_facts import event_fact
-from hindsight_desktop.core.write.extract_facts import fact_key
+from hindsight_desktop.core.text.event_facts import event_fact
+from hindsight_desktop.core.text.extract_facts import fact_key
 
 
 @pytest.mark.parametrize(("text", "key", "value"), [

@@ -8,7 +8,8 @@ import pytest
 
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.records import Entity
-from hindsight_desktop.core.write.extract import extract_entities, fact_key, redact_secrets, resolve_dates
+from hindsight_desktop.core.redact.text import redact_secrets
+from hindsight_desktop.core.text.extract import extract_entities, fact_key, resolve_dates
 
 # A Wednesday, so this/next/last week are all distinguishable.
 REF = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)

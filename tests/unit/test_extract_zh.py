@@ -8,10 +8,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from hindsight_desktop.core.index import segment
 from hindsight_desktop.core.recall.dates import question_periods, without_dates
-from hindsight_desktop.core.write.extract import extract_entities, fact_key
-from hindsight_desktop.core.write.extract_dates import find_dates, find_times, period
+from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text.extract import extract_entities, fact_key
+from hindsight_desktop.core.text.extract_dates import find_dates, find_times, period
 
 REF = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # a Tuesday
 
@@ -31,7 +31,7 @@ def test_segmenter_loads_lazily_quietly_and_writes_no_cache(tmp_path) -> None:
     code = (
         "import os, sys, tempfile\n"
         f"tempfile.tempdir = {str(tmp_path)!r}\n"
-        "from hindsight_desktop.core.index import segment\n"
+        "from hindsight_desktop.core.text import segment\n"
         "segment.words('hello world')\n"
         "assert not segment.loaded() and 'rjieba' not in sys.modules\n"
         "print(segment.words('我下周三要去杭州出差'))\n"

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from hindsight_desktop.core import timeutil
 from hindsight_desktop.core.diagnose.checks import check_indexes
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.text import extract_dates
 from hindsight_desktop.core.validate import MAX_IDS, MAX_LIST_ITEMS
-from hindsight_desktop.core.write import extract_dates
 from hindsight_desktop.mcp import coerce
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hindsight_desktop.core.model import calibration
-from hindsight_desktop.core.write.gate_rules import dominant_language
+from hindsight_desktop.core.text.language import dominant_language
 
 MEMORIES = [
     "我太太在一所中学教英语，带初二。", "我们家的狗是一只三岁的柯基，叫年糕。", "我对猫毛过敏，去朋友家前要先吃药。",

@@ -23,9 +23,10 @@ from hindsight_desktop.core.recall import dates as recall_dates
 from hindsight_desktop.core.recall import fact_questions
 from hindsight_desktop.core.redact import detectors
 from hindsight_desktop.core.redact.text import redact_secrets
-from hindsight_desktop.core.write import event_facts, extract_dates, gate_rules, overlap
-from hindsight_desktop.core.write.extract import extract_entities
-from hindsight_desktop.core.write.extract_facts import fact_key
+from hindsight_desktop.core.text import event_facts, extract_dates, overlap
+from hindsight_desktop.core.text.extract import extract_entities
+from hindsight_desktop.core.text.extract_facts import fact_key
+from hindsight_desktop.core.write import gate_rules
 
 SITES = redos.collect()
 # detect-secrets' patterns are not ours to rewrite (several are cubic in a run of blanks after their

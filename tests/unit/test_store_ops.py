@@ -23,7 +23,7 @@ from hindsight_desktop.core.store.memories import (
     supersede,
 )
 from hindsight_desktop.core.store.visibility import privacy_group, visible_to
-from hindsight_desktop.core.write.extract import fact_key
+from hindsight_desktop.core.text.extract import fact_key
 
 T0, T1 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z"
 

@@ -25,7 +25,7 @@ from hindsight_desktop.core.model import switching
 from hindsight_desktop.core.records import SearchResult
 from hindsight_desktop.core.store import models
 from hindsight_desktop.core.store.memories import load_memory
-from hindsight_desktop.core.write.gate_rules import dominant_language
+from hindsight_desktop.core.text.language import dominant_language
 
 DEFAULT_LIMIT = 5  # what `search` and the memory_search tool return unless asked for more
 RANK_DEPTH = 200  # the most results a search may return: a memory below this is "not found at all"

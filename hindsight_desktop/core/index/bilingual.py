@@ -29,8 +29,8 @@ from pathlib import Path
 import apsw
 
 from hindsight_desktop.config import default_cache_dir
-from hindsight_desktop.core.index import segment
 from hindsight_desktop.core.index.keyword import STOP_WORDS
+from hindsight_desktop.core.text import segment
 
 LEXICON_VERSION = "2"  # bump when what is extracted from a dictionary entry changes
 SENSES_PER_WORD = 3

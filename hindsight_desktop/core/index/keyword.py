@@ -18,9 +18,10 @@ from datetime import datetime
 
 import apsw
 
-from hindsight_desktop.core.index import keyword_stats, segment
+from hindsight_desktop.core.index import keyword_stats
 from hindsight_desktop.core.index.keyword_stats import View
 from hindsight_desktop.core.store.entities import KEYWORD_VALUE
+from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.timeutil import from_db
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

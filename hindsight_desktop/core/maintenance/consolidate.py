@@ -28,8 +28,8 @@ from hindsight_desktop.core.records import Entity
 from hindsight_desktop.core.store import entities as entity_index
 from hindsight_desktop.core.store import relations, upkeep
 from hindsight_desktop.core.store.events import log_event
+from hindsight_desktop.core.store.ids import content_hash, new_id
 from hindsight_desktop.core.store.memories import field_row, supersede
-from hindsight_desktop.core.write.writer import content_hash, new_id
 
 Summarizer = Callable[[list[str]], "str | None"]
 

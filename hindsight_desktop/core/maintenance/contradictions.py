@@ -20,7 +20,7 @@ import apsw
 from hindsight_desktop.core.maintenance.passes import RunContext
 from hindsight_desktop.core.store import meta, supersession, upkeep
 from hindsight_desktop.core.store.memories import stored_fact
-from hindsight_desktop.core.write.extract import fact_key
+from hindsight_desktop.core.text.extract import fact_key
 
 CHECKED_UNTIL = "reflect.facts_checked_until"
 

@@ -17,8 +17,8 @@ from hindsight_desktop.core.records import ForgetReceipt, Memory
 from hindsight_desktop.core.store import events, supersession, upkeep
 from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.memories import load_memory, reactivate, restore_status
+from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.timeutil import to_db
-from hindsight_desktop.core.write.gate_rules import dominant_language
 
 # An assistant's forget by condition archives at most this many memories per call (oldest first) and
 # says how many it left: a prompt-injected assistant cannot empty the memory in one call, and the

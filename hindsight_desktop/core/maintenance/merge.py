@@ -15,7 +15,7 @@ from hindsight_desktop.core.maintenance.passes import RunContext
 from hindsight_desktop.core.store import entities, relations, upkeep
 from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.memories import field_row, supersede
-from hindsight_desktop.core.write import overlap
+from hindsight_desktop.core.text import overlap
 
 
 class Owner(NamedTuple):

@@ -19,7 +19,7 @@ from hindsight_desktop.core.maintenance.consolidate import Cluster, Summarizer, 
 from hindsight_desktop.core.maintenance.passes import RunContext
 from hindsight_desktop.core.store import entities, meta, relations, upkeep
 from hindsight_desktop.core.store.memories import field_row
-from hindsight_desktop.core.write.gate_rules import dominant_language
+from hindsight_desktop.core.text.language import dominant_language
 
 CURSOR = "reflect.duplicate_cursor"  # the key the first version of reflect used: existing files resume
 

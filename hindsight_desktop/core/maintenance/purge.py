@@ -38,8 +38,8 @@ from hindsight_desktop.core.store.memories import field_row
 from hindsight_desktop.core.store.runs import replace_ids, scrub_purged
 from hindsight_desktop.core.store.upkeep import field_row_by_id
 from hindsight_desktop.core.store.vectors import clear_vector
+from hindsight_desktop.core.text.extract import extract_entities
 from hindsight_desktop.core.timeutil import to_db
-from hindsight_desktop.core.write.extract import extract_entities
 
 # Event detail keys in which versions before this one stored memory text.
 LEGACY_TEXT_KEYS = ("absorbed_content", "previous_content", "fact", "value", "new_value", "content")

@@ -27,10 +27,10 @@ from hindsight_desktop.core.portable.import_formats import Bundle, Item
 from hindsight_desktop.core.portable.own_format import FIELDS
 from hindsight_desktop.core.records import Entity
 from hindsight_desktop.core.redact.records import redact_event, redact_record
+from hindsight_desktop.core.redact.text import redact_secrets
 from hindsight_desktop.core.store import connections, events, relations, upkeep
 from hindsight_desktop.core.store import entities as entity_index
 from hindsight_desktop.core.timeutil import from_db, to_db
-from hindsight_desktop.core.write.extract import redact_secrets
 from hindsight_desktop.core.write.writer import WriteRequest, write
 
 Progress = Callable[[int, int], None]

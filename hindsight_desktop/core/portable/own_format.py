@@ -23,8 +23,8 @@ from hindsight_desktop.core.records import LAYERS, SCOPES, STATUSES, MemoryFilte
 from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories as memory_rows
 from hindsight_desktop.core.store import models, relations, upkeep, vectors
+from hindsight_desktop.core.store.ids import content_hash
 from hindsight_desktop.core.timeutil import parse_when, to_db
-from hindsight_desktop.core.write.writer import content_hash
 
 FORMAT = "hindsight-desktop"
 VERSION = 1

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time
 import apsw
 
 from hindsight_desktop.core.store import entities, memories
-from hindsight_desktop.core.write.extract_dates import find_dates, period
+from hindsight_desktop.core.text.extract_dates import find_dates, period
 
 Period = tuple[date, date]  # [first day, day after the last), UTC days
 

@@ -22,9 +22,9 @@ from hindsight_desktop.core.recall.confidence import confidence
 from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import MemoryFilter, SearchHit
 from hindsight_desktop.core.store import entities, memories, relations
+from hindsight_desktop.core.text.extract import extract_entities
+from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.timeutil import from_db
-from hindsight_desktop.core.write.extract import extract_entities
-from hindsight_desktop.core.write.gate_rules import dominant_language
 
 CANDIDATE_POOL = 100
 CROSS_WEIGHT = 0.5  # a keyword found through translation counts half as much as one the question used
@@ -96,7 +96,7 @@ class Candidate:
     superseded_by: str | None
     occurred_at: datetime
     access_count: int
-    lang: str = "en"  # the memory's dominant script (signals.dominant_language)
+    lang: str = "en"  # the memory's dominant script (text/language.py)
     says_something: bool = True  # more than a word or two: enough for its meaning to be evidence
     similarity: float = 0.0  # memory . centred question (calibration.py): the cosine less the memory's pull
     vector: float = 0.0  # the similarity on the model's calibrated scale (calibration.relevance)

@@ -17,6 +17,7 @@ from typing import Any
 from hindsight_desktop.core.redact.normalise import view
 from hindsight_desktop.core.redact.own_rules import PASSWORD_KEYWORDS, TOKEN_KEYWORDS
 from hindsight_desktop.core.redact.text import PLACEHOLDER, redact_secrets
+from hindsight_desktop.core.store.ids import content_hash
 
 # Words joined by "_", " ", "." or "-"; each group is possessive, so a long name is read once.
 _NAME_PREFIX = r"^(?:[A-Za-z0-9]++[_ .-])*"
@@ -130,8 +131,6 @@ def redact_record(record: dict[str, Any], personal: bool = False) -> int:
     """Redact a checked own-format memory record in place (see own_format.check_memory for its fields);
     returns the number of redactions. A record whose text changed loses its stored embedding, which was
     computed from the secret, and gets a new content hash."""
-    from hindsight_desktop.core.write.writer import content_hash  # writer imports this module
-
     count = 0
     content, found = redact_secrets(record["content"], personal)
     count += len(found)

@@ -1,6 +1,6 @@
 """Entity kinds, and the exact-match index of the entities each memory names (entity_index).
 
-The kinds are the values the extractor (write/extract.py) writes in `Entity.kind`; each use below is
+The kinds are the values the extractor (text/extract.py) writes in `Entity.kind`; each use below is
 a named subset of them, so a new kind is added in one place and each use decides about it here.
 """
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from hindsight_desktop.core.index import segment
+from hindsight_desktop.core.text import segment
 
 CJK = "\u4e00-\u9fff"
 # Verbs that put an event at a time, first or again. The event comes before, the time after.

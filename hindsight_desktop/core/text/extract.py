@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-from hindsight_desktop.core.index import segment
 from hindsight_desktop.core.records import Entity
-from hindsight_desktop.core.redact.text import redact_secrets
-from hindsight_desktop.core.write.extract_dates import Found, find_dates, find_times
-from hindsight_desktop.core.write.extract_facts import fact_key
-from hindsight_desktop.core.write.extract_lexicon import (
+from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text.extract_dates import Found, find_dates, find_times
+from hindsight_desktop.core.text.extract_facts import fact_key
+from hindsight_desktop.core.text.extract_lexicon import (
     _AIRLINES,
     _CN_AFTER,
     _CN_AFTER_STRONG,
@@ -42,9 +41,9 @@ from hindsight_desktop.core.write.extract_lexicon import (
     CJK,
     _check,
 )
-from hindsight_desktop.core.write.spans import Taken
+from hindsight_desktop.core.text.spans import Taken
 
-__all__ = ["extract_entities", "fact_key", "redact_secrets", "resolve_dates"]
+__all__ = ["extract_entities", "fact_key", "resolve_dates"]
 
 
 def _alternation(words: list[str]) -> str:

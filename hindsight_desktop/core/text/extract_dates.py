@@ -33,7 +33,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from hindsight_desktop.core.write.calendar_days import (
+from hindsight_desktop.core.text.calendar_days import (
     HOLIDAYS,
     add_months,
     day_span,
@@ -45,7 +45,7 @@ from hindsight_desktop.core.write.calendar_days import (
     upcoming,
     week_start,
 )
-from hindsight_desktop.core.write.spans import Taken
+from hindsight_desktop.core.text.spans import Taken
 
 
 class Found(NamedTuple):

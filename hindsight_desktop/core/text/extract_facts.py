@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 from datetime import date
 
-from hindsight_desktop.core.write.event_facts import event_fact
-from hindsight_desktop.core.write.extract_dates import cn_to_int, find_dates, find_times
-from hindsight_desktop.core.write.extract_lexicon import (
+from hindsight_desktop.core.text.event_facts import event_fact
+from hindsight_desktop.core.text.extract_dates import cn_to_int, find_dates, find_times
+from hindsight_desktop.core.text.extract_lexicon import (
     _CN_COMPOUND,
     _CN_SURNAMES,
     _NOT_NAMES,

@@ -16,12 +16,13 @@ from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.records import Link, Memory
+from hindsight_desktop.core.redact.text import redact_secrets
 from hindsight_desktop.core.store import entities as entity_index
 from hindsight_desktop.core.store import relations
 from hindsight_desktop.core.store.events import edit_detail, log_event
 from hindsight_desktop.core.store.memories import load_memory, update_fields
+from hindsight_desktop.core.text.extract import extract_entities
 from hindsight_desktop.core.timeutil import to_db
-from hindsight_desktop.core.write.extract import extract_entities, redact_secrets
 
 
 def requested(personal_ids: bool, *, content: str | None, type: str | None, importance: float | None,

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
 
 TYPES = ("fact", "preference", "event", "plan", "instruction", "skill", "note", "chatter", "question")
@@ -52,7 +53,6 @@ SURE = 0.8  # a cue at least this strong decides without the model
 _CLAUSE_SPLIT = re.compile(r"([!?;。\n]+|\.(?=\s|$)|~+)")
 _WORD = re.compile(r"[a-z0-9][a-z0-9'_\-./:@#+]*|[\u4e00-\u9fff]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
 _SPECIFIC = re.compile(r"\d|[a-z0-9][./@_][a-z0-9]|\b[A-Z][a-z]+", re.UNICODE)
 _CONTRACTION = re.compile(r"^(?:i|you|he|she|it|we|they|that|there|what|who|let)'(?:ll|re|ve|d|s|m)$")
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -104,15 +104,6 @@ def _first_person(low: str) -> str:
     for pattern, replacement in lang.THIRD_PERSON:
         low = pattern.sub(replacement, low)
     return low
-
-
-def dominant_language(text: str) -> str:
-    """"zh" when CJK characters are at least as many as Latin words, else "en". (Recall asks this of
-    every candidate, ~400 a search: text without CJK returns before the word count.)"""
-    cjk = len(_CJK.findall(text))
-    if not cjk:
-        return "en"
-    return "zh" if cjk >= len(_LATIN_WORD.findall(text)) else "en"
 
 
 def _explicit(norm: str) -> tuple[bool, str]:

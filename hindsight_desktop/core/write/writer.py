@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-import secrets
-import time
 import unicodedata
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -20,15 +16,17 @@ from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.records import Entity, WriteResult
 from hindsight_desktop.core.redact.records import redact_session_id, redact_tree
+from hindsight_desktop.core.redact.text import redact_secrets
 from hindsight_desktop.core.store import entities as entity_index
 from hindsight_desktop.core.store import memories, relations, supersession
 from hindsight_desktop.core.store.events import log_event
+from hindsight_desktop.core.store.ids import content_hash, new_id
 from hindsight_desktop.core.store.memories import stored_fact
 from hindsight_desktop.core.store.visibility import group_of
+from hindsight_desktop.core.text import overlap
+from hindsight_desktop.core.text.extract import extract_entities, fact_key
+from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
-from hindsight_desktop.core.write import overlap
-from hindsight_desktop.core.write.extract import extract_entities, fact_key, redact_secrets
-from hindsight_desktop.core.write.gate_rules import dominant_language
 
 
 class Neighbour(NamedTuple):
@@ -61,16 +59,6 @@ class WriteRequest:
     layer: str | None = None
     explicit: bool = False  # a person added it by hand: always stored
     gate: bool = True  # False for imports of history: every item is stored
-
-
-def new_id() -> str:
-    """Sortable by creation time, unique across processes."""
-    return f"mem_{int(time.time() * 1000):011x}{secrets.token_hex(4)}"
-
-
-def content_hash(text: str) -> str:
-    folded = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
-    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
 
 
 def check_request(req: WriteRequest) -> WriteRequest:
