@@ -1,6 +1,11 @@
 """Write and recall latency at 1k, 10k and 100k memories through the real engine, plus peak RSS.
 
     python bench/speed.py [--sizes 1000,10000,100000] [--samples 200] [--store DIR] [--json]
+    python bench/speed.py --encrypted [--sizes 10000] [--samples 200]
+
+`--encrypted` fills one plain store to the largest size, copies it and encrypts the copy (the product's own
+migration), then measures both in this process, in alternating rounds on the same sentences: write p50,
+recall p50, and the time to open the engine (key lookup, connections, model state); with the ratios.
 
 Memories are generated sentences (names, places, numbers, dates) so keyword and vector indexes see
 realistic variety. The store is filled through the engine's own write path (history-import mode,
@@ -26,6 +31,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from hindsight_desktop.config import Settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.embedder import load_embedder
@@ -110,6 +116,7 @@ sys.path.insert(0, sys.argv[3])
 from speed import own_peak_rss_mb, percentile, query
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.embedder import load_embedder
+from hindsight_desktop.config import Settings
 from hindsight_desktop.core.engine import MemoryEngine
 tmp, samples = Path(sys.argv[1]), int(sys.argv[2])
 engine = MemoryEngine(tmp / "data", embedder=load_embedder(ensure_default_model(tmp / "models")))
@@ -159,14 +166,69 @@ def _workdir(store: Path | None) -> Iterator[str]:
     yield str(store)
 
 
+def _open_ms(data: Path, embedder: object, rounds: int = 5) -> float:
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        engine = MemoryEngine(data, embedder=embedder)  # type: ignore[arg-type]
+        engine.search("open", limit=1, client="bench")  # the first read through a reader connection
+        times.append((time.perf_counter() - started) * 1000)
+        engine.close()
+    return round(statistics.median(times), 2)
+
+
+def compare_encrypted(size: int, samples: int) -> dict[str, object]:
+    """Plain and encrypted copies of one filled store, measured side by side (see the module's doc)."""
+    import os
+    import shutil
+
+    from hindsight_desktop.core.store.database import Store
+
+    os.environ.setdefault("HINDSIGHT_KEY_STORE", "file")  # the key in the bench's folder, not the person's keyring
+    with tempfile.TemporaryDirectory(prefix="hindsight-speed-enc-") as tmp:
+        models = Path(tmp) / "models"
+        embedder = load_embedder(ensure_default_model(models))
+        plain, encrypted = Path(tmp) / "plain", Path(tmp) / "encrypted"
+        with MemoryEngine(plain, embedder=embedder, settings=Settings(encrypt_memory_file=False)) as engine:
+            started = time.perf_counter()
+            fill(engine, random.Random(7), size)
+            filled = round(time.perf_counter() - started, 1)
+        shutil.copytree(plain, encrypted)
+        started = time.perf_counter()
+        Store(encrypted / "memory.sqlite3", encrypt=True).close()
+        encrypt_seconds = round(time.perf_counter() - started, 2)
+        rows: dict[str, list[dict[str, float]]] = {"plain": [], "encrypted": []}
+        engines = {"plain": MemoryEngine(plain, embedder=embedder, settings=Settings(encrypt_memory_file=False)),
+                   "encrypted": MemoryEngine(encrypted, embedder=embedder)}
+        try:
+            for round_ in range(4):  # alternating, each on the same sentences, so drift hits both alike
+                for label, engine in engines.items():
+                    rows[label].append(measure(engine, random.Random(100 + round_), max(1, samples // 4)))
+        finally:
+            for engine in engines.values():
+                engine.close()
+        result: dict[str, object] = {"memories": size, "fill_seconds": filled, "encrypt_seconds": encrypt_seconds}
+        for label, data in (("plain", plain), ("encrypted", encrypted)):
+            result[label] = {key: round(statistics.median(r[key] for r in rows[label]), 2)
+                             for key in ("write_p50_ms", "recall_p50_ms")} | {"open_ms": _open_ms(data, embedder)}
+        plain_r, enc_r = result["plain"], result["encrypted"]
+        assert isinstance(plain_r, dict) and isinstance(enc_r, dict)
+        result["ratio"] = {key: round(enc_r[key] / plain_r[key], 3) for key in plain_r}
+        return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--store", type=Path, help="keep (and reuse) the filled store in this folder")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--encrypted", action="store_true", help="plain beside encrypted at the largest size")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
+    if args.encrypted:
+        print(json.dumps(compare_encrypted(sizes[-1], args.samples), indent=2))
+        return 0
     rng = random.Random(7)
     results = []
     with _workdir(args.store) as tmp:
