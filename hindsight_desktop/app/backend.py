@@ -73,13 +73,22 @@ class Backend(QObject):
         from hindsight_desktop.core.clients import ClientBook
         from hindsight_desktop.core.engine import MemoryEngine
         from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
+        from hindsight_desktop.mcp.shared_server import PendingEngine
 
-        engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
+        # The bridges' listener (and the folder's server lock) first: a stdio client arriving while the
+        # model loads waits for this engine instead of starting a background server with another one.
+        pending = PendingEngine()
+        self.bridges = self._start_bridges(pending)
+        try:
+            engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
+        except BaseException as exc:
+            pending.failed(exc)
+            raise
+        pending.set(engine)
         engine.warm_up_in_background()  # the first search would otherwise load the vector cache itself
         # The registry shares the engine's connection: one file, one writer lock.
         registry = ClientRegistry(ClientBook.of(engine), TokenVault(engine.data_dir))
         server, problem = self._start_server(engine, registry, self.settings.http_port)
-        self.bridges = self._start_bridges(engine)
         return _Opened(engine, registry, engine.is_paused(), server, problem)
 
     def _start_server(self, engine: MemoryEngine, registry: ClientRegistry,
@@ -94,12 +103,12 @@ class Backend(QObject):
         except HindsightError as exc:  # a busy port must not stop the timeline from working
             return None, str(exc)
 
-    def _start_bridges(self, engine: MemoryEngine) -> BridgeListener | None:
+    def _start_bridges(self, engine: Any) -> BridgeListener | None:
         if not self.serve:
             return None
         from hindsight_desktop.mcp.bridge_server import BridgeListener
 
-        listener = BridgeListener(engine, engine.data_dir)
+        listener = BridgeListener(engine, self.paths.data_dir)
         # Another server (a shared background one, `serve`) may already publish for this folder.
         return listener if listener.start() else None
 

@@ -48,19 +48,23 @@ def _serve(args: argparse.Namespace) -> None:
         if not any(c.active for c in registry.list()):
             warn("no clients yet, so every request will get 401: run `hindsight-desktop clients add NAME`")
     from hindsight_desktop.mcp.bridge_server import BridgeListener
+    from hindsight_desktop.mcp.shared_server import PendingEngine
 
-    with open_engine(args) as engine:
-        engine.warm_up_in_background()
-        listener = BridgeListener(engine, data_dir(args))
-        if not listener.start():  # stdio bridges keep using the server that already publishes
-            warn("another Hindsight Desktop server already serves stdio clients for this data folder")
-        # uvicorn raises SIGTERM again once it has shut down: leave through `finally`, not mid-air,
-        # so the bridge endpoint is withdrawn and the engine closed.
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        try:
+    # The folder's server lock is taken before the model loads: a stdio client arriving meanwhile
+    # waits for this engine instead of starting a second one.
+    pending = PendingEngine()
+    listener = BridgeListener(pending, data_dir(args))
+    if not listener.start():  # stdio bridges keep using the server that already publishes
+        warn("another Hindsight Desktop server already serves stdio clients for this data folder")
+    # uvicorn raises SIGTERM again once it has shut down: leave through `finally`, not mid-air,
+    # so the bridge endpoint is withdrawn and the engine closed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        with pending.opening(lambda: open_engine(args)) as engine:
+            engine.warm_up_in_background()
             serve_http(engine, sock, registry)
-        finally:
-            listener.stop()
+    finally:
+        listener.stop()
 
 
 def _stdio_arguments(p: argparse.ArgumentParser) -> None:

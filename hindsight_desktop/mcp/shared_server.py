@@ -7,8 +7,10 @@ holds the folder's server lock, so a second one started in a race exits at once.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,19 @@ class PendingEngine:
     def failed(self, error: BaseException) -> None:
         self._error = error
         self._opened.set()
+
+    @contextlib.contextmanager
+    def opening(self, open_engine: Callable[[], Any]) -> Iterator[Any]:
+        """Open the engine with `open_engine` (its failure is what waiting callers then hear), use
+        it for the `with` block, and close it after."""
+        try:
+            engine = open_engine()
+        except BaseException as exc:
+            self.failed(exc)
+            raise
+        self.set(engine)
+        with engine:
+            yield engine
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -55,20 +70,12 @@ def serve_shared(data_dir: Path, idle_exit: float) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    engine = None
     try:
-        try:
-            engine = MemoryEngine(data_dir, settings=load_settings())
-        except BaseException as exc:
-            pending.failed(exc)
-            raise
-        pending.set(engine)
-        engine.warm_up_in_background()
-        while not stop.wait(0.5):
-            if listener.idle_for() >= idle_exit:
-                break
+        with pending.opening(lambda: MemoryEngine(data_dir, settings=load_settings())) as engine:
+            engine.warm_up_in_background()
+            while not stop.wait(0.5):
+                if listener.idle_for() >= idle_exit:
+                    break
     finally:
         listener.stop()
-        if engine is not None:
-            engine.close()
     return 0
