@@ -347,9 +347,13 @@ def redos_report() -> list[dict[str, Any]]:
         found = redos.worst(site.name, redos.finditer_all(site.pattern), redos.inputs(site.pattern))
         rows.append({"pattern": site.name, "ratio": round(found.ratio, 1), "flagged": found.flagged,
                      "case": found.describe()})
+    # The end-to-end cases the guard (tests/unit/test_redos_guard.py) gives every write step.
+    cases = [(u, redos.PLAIN) for u in redos.FIXED_UNITS] + redos.WRAPPED + redos.DENSE
+    cases += list(dict.fromkeys(c for d in detectors.detectors() for c in redos.headed(d.pattern)[:4]))
     for name, fn in (("redact_secrets", redact_secrets), ("redact_secrets(personal)",
-                                                          lambda t: redact_secrets(t, True))):
-        found = redos.worst(name, fn, [(u, redos.TEMPLATES[0]) for u in redos.FIXED_UNITS] + redos.WRAPPED)
+                                                          lambda t: redact_secrets(t, True)),
+                     ("detectors.find", lambda t: list(detectors.find(t)))):
+        found = redos.worst(name, fn, cases)
         rows.append({"pattern": name, "ratio": round(found.ratio, 1), "flagged": found.flagged, "case": found.describe()})
     return sorted(rows, key=lambda r: -r["ratio"])
 
