@@ -27,6 +27,7 @@ from typing import Any
 
 from hindsight_desktop.config import Settings, default_data_dir, load_settings
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.records import Finding
 from hindsight_desktop.mcp import client_config
 from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
@@ -183,7 +184,11 @@ def check_clients(data_dir: Path, port: int, running: bool) -> list[Finding]:
     """One finding per installed client's config, then one `tools/list` round trip per usable config."""
     findings: list[Finding] = []
     usable: list[ClientEntry] = []
-    registry = ClientRegistry.open(data_dir)
+    try:
+        registry = ClientRegistry.open(data_dir)
+    except EncryptionError as exc:  # the database finding above says the same, with its fix
+        return [Finding("client configs", False, f"skipped: the memory file cannot be opened: {exc}",
+                        "`hindsight-desktop key restore` with the recovery key", skipped=True)]
     try:
         for kind, path in config_files():
             finding, entry = _check_config(kind, path, data_dir, port, registry)

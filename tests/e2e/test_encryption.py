@@ -125,6 +125,9 @@ def test_a_copy_without_the_key_is_refused_untouched_and_the_recovery_key_opens_
     refused = _cli(copy, elsewhere, "search", "bicycle lock")
     assert refused.returncode == 6, refused.stderr
     assert "is encrypted and no key for it" in refused.stderr and "key restore" in refused.stderr
+    doctor = _cli(copy, elsewhere, "--json", "doctor")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert doctor.returncode == 1 and not checks["database"]["ok"] and "key restore" in checks["database"]["fix"]
     assert _digests(copy) == before  # nothing written, nothing made anew
     assert _cli(copy, elsewhere, "key", "restore", "AAAA-" * 13 + "AAAA").returncode == 2  # a wrong one: bad input
     restored = _cli(copy, elsewhere, "key", "restore", recovery_key)
@@ -132,6 +135,9 @@ def test_a_copy_without_the_key_is_refused_untouched_and_the_recovery_key_opens_
     found = _cli(copy, elsewhere, "--json", "search", "bicycle lock")
     assert found.returncode == 0, found.stderr
     assert mid in found.stdout
+    doctor = _cli(copy, elsewhere, "--json", "doctor")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["database"]["ok"] and checks["database"]["data"]["file"] == "encrypted", checks["database"]
     assert recovery.decode(recovery_key)  # the printed form reads back
 
 
