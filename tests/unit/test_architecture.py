@@ -30,8 +30,16 @@ FACE = frozenset({
     f"{PKG}.core.render",  # results as sentences for an assistant (the MCP tools and the CLI)
 })
 EDGES = ("app", "cli", "mcp")
-# Imports the rules forbid but that stay for now, each with its reason: (importer, imported). Empty.
-EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
+# Imports the rules forbid but that stay for now, each named with its reason. Left to do: each goes
+# when the engine (or a face module) offers what the importer takes.
+_KEY_COMMANDS = f"{PKG}.cli.key"
+EXCEPTIONS: frozenset[tuple[str, str]] = frozenset({
+    # `key show/init/restore/rekey` (encryption at rest, landed while this test was written) work on a
+    # memory file the engine cannot open without its key, so they reach the key store and the store
+    # directly; to go: a keys face (core/keys/__init__.py) or engine operations the commands call.
+    *((_KEY_COMMANDS, f"{PKG}.core.keys.{name}") for name in ("convert", "files", "keystore", "opener", "recovery")),
+    (_KEY_COMMANDS, f"{PKG}.core.store.database"),
+})
 
 
 class Edge(NamedTuple):
