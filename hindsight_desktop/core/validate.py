@@ -112,7 +112,8 @@ def label(value: Any, field: str, max_len: int = 40) -> str | None:
     from hindsight_desktop.core.redact.records import redact_label  # a label may carry a token (issue 17)
     text = redact_label(value)[0].strip().lower()
     if len(text) > max_len or not all(c.isalnum() or c in "_-" for c in text):
-        raise InvalidInput(f"{field} {value!r} must be at most {max_len} letters, digits, '_' or '-'")
+        shown = text if len(text) <= 60 else text[:60] + "…"  # echoed redacted: an error reply is not a place for a token
+        raise InvalidInput(f"{field} {shown!r} must be at most {max_len} letters, digits, '_' or '-'")
     return text
 
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hindsight_desktop.core import validate
+from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.redact.normalise import INVISIBLE, view
 from hindsight_desktop.core.redact.records import redact_label, redact_tree
 from hindsight_desktop.core.redact.text import redact_secrets
@@ -179,3 +180,10 @@ _PIECES = st.sampled_from(["密码", "是：", "就是", "叫", "PIN码", "验�
 def test_any_mix_of_the_new_forms_redacts_to_a_fixed_point(text: str) -> None:
     once, _ = redact_secrets(text)
     assert redact_secrets(once) == (once, [])
+
+
+def test_a_refused_label_is_not_echoed_with_its_token() -> None:
+    token = "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20"
+    with pytest.raises(InvalidInput) as refused:
+        validate.label(f"my token is {token}", "type")
+    assert token not in str(refused.value) and token.lower() not in str(refused.value)
