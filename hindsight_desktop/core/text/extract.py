@@ -1,9 +1,9 @@
-"""Rule-based extraction for the write pipeline: secrets, entities, dates and single-valued facts.
+"""Rule-based extraction for writing, recall and upkeep: entities, dates and single-valued facts.
 
 Everything here is plain regular expressions and small word lists, in English and Chinese, so it is
 fast, deterministic and private. Date rules and week semantics live in extract_dates.py, fact keys in
-extract_facts.py, shared word lists in extract_lexicon.py, secret
-rules in redact/text.py; this module re-exports the public functions.
+extract_facts.py, shared word lists in extract_lexicon.py (secrets are redact/'s, before this runs);
+this module re-exports the public functions.
 
 Entity values: names and places are lower-cased as written (北京 stays 北京, Beijing becomes
 "beijing"). Entities are deduplicated by (kind, value) and returned in text order. Fact values

@@ -1,1 +1,1 @@
-"""The write path: extraction, the gate that decides what is worth keeping, and the writer."""
+"""The write path: the gate that decides what is worth keeping, the writer and edits (extraction is text/'s)."""
