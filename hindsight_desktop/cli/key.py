@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, emit, warn
@@ -22,21 +21,9 @@ def _path(args: argparse.Namespace) -> Path:
 
 def show_recovery(key: bytes, *, why: str) -> None:
     """The recovery key, once, on stderr (stdout may be a protocol stream or a pipe)."""
-    from hindsight_desktop.core.keys import recovery
+    from hindsight_desktop.core.keys.manage import recovery_text
 
-    print(f"{why} Its recovery key:\n\n    {recovery.encode(key)}\n\n{LOSS_WARNING}", file=sys.stderr)
-
-
-def _status(path: Path) -> dict[str, Any]:
-    from hindsight_desktop.core.keys import files, opener
-    from hindsight_desktop.core.keys.keystore import KeyStore
-
-    form = opener.describe(path)
-    status: dict[str, Any] = {"file": str(path), "form": form}
-    if form == files.State.ENCRYPTED.value:
-        status |= {"file_id": files.file_id(path), "cipher": "ChaCha20-Poly1305 (SQLite3MC chacha20)",
-                   "key_kept_in": KeyStore(path).where()}
-    return status
+    print(f"{why} Its recovery key:\n\n    {recovery_text(key)}\n\n{LOSS_WARNING}", file=sys.stderr)
 
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,16 +31,12 @@ def _show_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.errors import EncryptionError
-    from hindsight_desktop.core.keys import opener, recovery
-    from hindsight_desktop.core.keys.keystore import KeyStore
+    from hindsight_desktop.core.keys import manage
 
     path = _path(args)
-    status = _status(path)
+    status = manage.status(path)
     if args.recovery:
-        if status["form"] != "encrypted":
-            raise EncryptionError(f"{path} is not encrypted ({status['form']}): it has no recovery key")
-        status["recovery_key"] = recovery.encode(opener.find_key(path, KeyStore(path)))
+        status["recovery_key"] = manage.recovery_key(path)
     emit(args, status)
     if args.recovery and not args.json:
         print(LOSS_WARNING)
@@ -65,15 +48,12 @@ def _init_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _init(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.store.database import Store
+    from hindsight_desktop.core.keys import manage
 
     path = _path(args)
     existed = path.exists() and path.stat().st_size > 0
-    store = Store(path, encrypt=not args.no_encryption)
-    opened = store.encryption
-    store.close()
-    status = _status(path) | {"created": not existed}
-    emit(args, status)
+    opened = manage.init(path, encrypt=not args.no_encryption)
+    emit(args, manage.status(path) | {"created": not existed})
     if opened.warning:
         warn(opened.warning)
     if opened.key is not None and (opened.created or opened.encrypted_now):
@@ -86,45 +66,24 @@ def _restore_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _restore(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.errors import EncryptionError
-    from hindsight_desktop.core.keys import files, opener, recovery
-    from hindsight_desktop.core.keys.keystore import KeyStore
+    from hindsight_desktop.core.keys import manage
 
     path = _path(args)
-    if opener.describe(path) != "encrypted":
-        raise EncryptionError(f"{path} is not an encrypted memory file ({opener.describe(path)}): nothing to restore")
     text = args.recovery_key if args.recovery_key is not None else sys.stdin.readline()
-    key = recovery.decode(text)
-    if not opener.opens(path, key):
-        raise EncryptionError(f"that recovery key is not {path}'s: it belongs to another memory file, or to this "
-                              "file before its key was changed")
-    store = KeyStore(path)
-    saved = store.save(files.file_id(path), key)
+    saved = manage.restore(path, text)
     if saved.warning:
         warn(saved.warning)
-    emit(args, _status(path) | {"restored": True})
+    emit(args, manage.status(path) | {"restored": True})
 
 
 def _rekey(args: argparse.Namespace) -> None:
-    from hindsight_desktop.core.errors import EncryptionError
-    from hindsight_desktop.core.keys import convert, files, opener
-    from hindsight_desktop.core.keys.keystore import KeyStore
+    from hindsight_desktop.core.keys import manage
 
     path = _path(args)
-    if opener.describe(path) != "encrypted":
-        raise EncryptionError(f"{path} is not encrypted ({opener.describe(path)}); `key init` or a start of the "
-                              "app encrypts it")
-    store = KeyStore(path)
-    with files.conversion_lock(path):
-        files.discard_leftovers(path)
-        try:
-            key, saved = convert.rekey(path, opener.find_key(path, store), store)
-        except convert.InUse:
-            raise EncryptionError(f"{path} is open in another process: quit the app and the assistants, "
-                                  "then run `key rekey` again") from None
+    key, saved = manage.rekey(path)
     if saved.warning:
         warn(saved.warning)
-    emit(args, _status(path) | {"rekeyed": True})
+    emit(args, manage.status(path) | {"rekeyed": True})
     show_recovery(key, why="The key is changed; the old recovery key no longer opens the file.")
 
 

@@ -21,6 +21,7 @@ from hindsight_desktop.core.keys.keystore import KeyStore, Saved
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private
 
+
 class InUse(Exception):
     """Another process has the file open: swapping it now would lose what that process writes."""
 
