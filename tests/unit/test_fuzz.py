@@ -150,9 +150,11 @@ def test_memory_write_is_all_or_nothing(engine, arguments: dict[str, Any]):
 @pytest.mark.parametrize("when", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00", "1899-12-31T23:59:59Z",
                                   "2201-01-01", datetime(1, 1, 1, tzinfo=UTC)])
 def test_timestamps_outside_1900_to_2200_are_refused(engine, when):
-    with pytest.raises(InvalidInput, match=r"timestamp is in the year \d+; dates must fall between 1900 and 2200"):
+    # A year past 2200 is also more than a day ahead: either refusal names the timestamp.
+    with pytest.raises(InvalidInput, match=r"timestamp is (in the year \d+; dates must fall between 1900 and 2200"
+                                           r"|more than a day ahead)"):
         engine.write("The old mill burned down.", occurred_at=when, explicit=True)
-    assert engine.write("The mill was rebuilt.", occurred_at="2200-06-01T00:00:00Z", explicit=True).stored
+    assert engine.write("The mill was rebuilt.", occurred_at="1900-01-02T00:00:00Z", explicit=True).stored
 
 
 @pytest.mark.parametrize("days", [math.nan, math.inf, -math.inf, 1e12])
