@@ -33,7 +33,6 @@ from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.keys.opener import connect_existing
-from hindsight_desktop.core.store.database import utcnow
 from hindsight_desktop.mcp.auth import ClientRegistry, new_token, token_hash
 from hindsight_desktop.mcp.identity import (
     CLIENT_KEY,
@@ -340,7 +339,7 @@ def test_a_reserved_client_name_is_refused_everywhere(world):
     token = new_token()
     with token_env():
         registry = ClientRegistry.open(world.data_dir)
-        registry.table.add("stdio", token_hash(token), utcnow())
+        registry.table.add("stdio", token_hash(token))
         registry.close()
 
     async def attack() -> list[tuple[bool, Any, str]]:
