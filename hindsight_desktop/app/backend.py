@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task, Workers
@@ -23,6 +23,13 @@ if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, neve
 # The options declared to take effect at the next start (config.py says when each one does): the engine
 # takes the others at once, and a new model is switched to by re-embedding on a worker.
 RESTART_FIELDS: tuple[str, ...] = RESTART_OPTIONS
+# How often the event log is checked for changes any process made (a one-row read on a worker).
+CHANGE_CHECK_MS = 500
+
+
+def _latest_event(engine: MemoryEngine) -> int:
+    newest = engine.events(limit=1)
+    return newest[0].id if newest else 0
 
 
 @dataclass
@@ -41,6 +48,7 @@ class Backend(QObject):
     state_changed = Signal(str)
     paused_changed = Signal(bool)
     memories_changed = Signal()  # something the app did changed memories: views refresh
+    changed_elsewhere = Signal()  # the event log moved (any process, the app too): views refresh in place
     server_changed = Signal()
     job_started = Signal(object, str)  # a long job with progress (Task, what it does): the job bar follows it
 
@@ -62,6 +70,11 @@ class Backend(QObject):
         self.maintenance = False
         self.switch_task: Task | None = None  # the latest model switch started here
         self._state = "starting"
+        self._last_event: int | None = None
+        self._checking = False
+        self._watch = QTimer(self)
+        self._watch.setInterval(CHANGE_CHECK_MS)
+        self._watch.timeout.connect(self._check_changes)
 
     # ---- opening -------------------------------------------------------------------------------
     def start(self) -> Task:
@@ -116,6 +129,7 @@ class Backend(QObject):
         self.engine, self.registry, self.paused = opened.engine, opened.registry, opened.paused
         self.server, self.server_error = opened.server, opened.server_error
         self._set_state()
+        self._watch.start()
         self.ready.emit()
         self.server_changed.emit()
         self.paused_changed.emit(self.paused)
@@ -220,9 +234,25 @@ class Backend(QObject):
         self._set_state()
         self.server_changed.emit()
 
+    # ---- changes made by other processes -------------------------------------------------------
+    def _check_changes(self) -> None:
+        if self.engine is None or self._checking:
+            return
+        self._checking = True
+        self.call(_latest_event, name="change check", on_done=self._seen, on_error=lambda _exc: self._seen(None))
+
+    def _seen(self, latest: int | None) -> None:
+        self._checking = False
+        if latest is None:
+            return
+        if self._last_event is not None and latest != self._last_event:
+            self.changed_elsewhere.emit()
+        self._last_event = latest
+
     # ---- closing -------------------------------------------------------------------------------
     def shutdown(self, wait_ms: int = 10_000) -> None:
         """Stop the server and close the memory file (at quit: may block briefly for running jobs)."""
+        self._watch.stop()
         self.workers.wait(wait_ms)
         if self.server is not None:
             self.server.stop()

@@ -94,6 +94,11 @@ def unpack(row: MemoryRow) -> Memory:
                   metadata=json.loads(metadata) if metadata else {})
 
 
+def _row_key(row: Row) -> object:
+    """What a row stands for across a refresh: its memory's id, or its day."""
+    return row.day if isinstance(row, DayGroup) else row[_ID]
+
+
 def _page(engine: MemoryEngine, filters: MemoryFilter, limit: int, after: Memory | None) -> tuple[MemoryRow, ...]:
     """One page, packed on the worker, so the UI thread only inserts it. A tuple, not a list: wherever
     the page is kept (a finished Task keeps its result) the collector untracks it like its rows."""
@@ -247,7 +252,45 @@ class TimelineModel(QAbstractTableModel):
                 return r
         return None
 
-    # ---- changes made elsewhere ------------------------------------------------------------------
+    # ---- changes made by other processes -----------------------------------------------------------
+    def refresh(self) -> None:
+        """Read again what is loaded (as many rows, same filters) and show the difference in place: the
+        views keep their selection and scroll position (a layout change, not a reset)."""
+        if not self.backend.is_ready or self._pending:
+            return  # a page is on its way: the next change signal refreshes
+        generation, want = self._generation, max(self._loaded, self.page_size)
+        self.backend.call(_page, self.filters, want, None, name="timeline refresh",
+                          on_done=lambda page: self._refreshed(generation, page, want), on_error=self._failed)
+        self.backend.call(lambda e, f: e.count(f), self.filters, name="count",
+                          on_done=lambda n: self._counted(generation, n), on_error=self._failed)
+
+    def _refreshed(self, generation: int, page: Sequence[MemoryRow], asked: int) -> None:
+        if generation != self._generation or self._pending:
+            return  # reloaded or paging meanwhile: that answer is the newer one
+        rows: list[Row] = []
+        tail: int | None = None
+        for row in page:
+            day = fmt.day_of(row[_OCCURRED])
+            if tail is None or not isinstance(rows[tail], DayGroup) or rows[tail].day != day:  # type: ignore[union-attr]
+                rows.append(DayGroup(day))
+                tail = len(rows) - 1
+            group = rows[tail]
+            assert isinstance(group, DayGroup)
+            group.count += 1
+            rows.append(row)
+        if rows == self._rows:
+            return
+        self.layoutAboutToBeChanged.emit()
+        old = [_row_key(r) for r in self._rows]
+        where = {_row_key(r): i for i, r in enumerate(rows)}
+        for index in self.persistentIndexList():  # the selection and the current row follow their memory
+            at = where.get(old[index.row()]) if index.row() < len(old) else None
+            self.changePersistentIndex(index, self.index(at, index.column()) if at is not None else QModelIndex())
+        self._rows, self._tail, self._loaded = rows, tail, len(page)
+        self._exhausted = len(page) < asked
+        self.layoutChanged.emit()
+
+    # ---- changes made here ------------------------------------------------------------------
     def replace(self, memory: Memory) -> None:
         """Show an edited, pinned, archived or restored memory in place (or drop it if the filter no
         longer matches)."""

@@ -241,11 +241,22 @@ class TimelineWindow(QMainWindow):
         self.transfer.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.transfer.imported.connect(self._imported)
         self.backend.ready.connect(self._ready)
+        self.backend.changed_elsewhere.connect(self._changed_elsewhere)
+        self.timeline.layoutChanged.connect(self._respan)
         self._selection_changed()
 
     def _ready(self) -> None:
         self.timeline.set_filters(self.filter_bar.filters())
         self.refresh_clients()
+
+    def _changed_elsewhere(self) -> None:
+        """Another process (or this one) changed memory: show it without moving the person's place."""
+        self.timeline.refresh()
+        self.refresh_clients()
+
+    def _respan(self) -> None:
+        self.timeline_view.clearSpans()
+        self._rows_inserted(QModelIndex(), 0, self.timeline.rowCount() - 1)
 
     def refresh_clients(self) -> None:
         self.backend.call(lambda e: list(e.stats()["by_client"]), name="clients",
