@@ -261,6 +261,7 @@ class Bridge:
         if old is not None:
             with contextlib.suppress(OSError):
                 old.close()
+        pause = 0.5
         while True:
             try:
                 sock = connect(self.data_dir, self.client, idle_exit=self.idle_exit)
@@ -268,13 +269,14 @@ class Bridge:
                 return
             except BridgeRefused:
                 raise
-            except (BridgeUnavailable, OSError):
+            except (BridgeUnavailable, OSError, ValueError):
                 with self._lock:
                     if self._given_up():
                         self._answer_remaining("the memory server is not reachable")
                     if self._closing:
                         return
-                time.sleep(0.5)
+                time.sleep(pause)
+                pause = min(pause * 2, 30.0)  # a server that cannot start is not started in a tight loop
 
     def _resume(self, sock: socket.socket) -> None:
         """Bring the new server to where the old one was, then release what waited."""

@@ -70,12 +70,24 @@ def serve_shared(data_dir: Path, idle_exit: float) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    def until_idle() -> None:
+        while not stop.wait(0.5):
+            if listener.idle_for() >= idle_exit:
+                return
+
     try:
-        with pending.opening(lambda: MemoryEngine(data_dir, settings=load_settings())) as engine:
+        try:
+            engine = MemoryEngine(data_dir, settings=load_settings())
+        except HindsightError as exc:
+            # Every call is answered with why (a tool error), rather than exiting: the bridges would only
+            # start another server that fails the same way.
+            pending.failed(exc)
+            until_idle()
+            return 1
+        pending.set(engine)
+        with engine:
             engine.warm_up_in_background()
-            while not stop.wait(0.5):
-                if listener.idle_for() >= idle_exit:
-                    break
+            until_idle()
     finally:
         listener.stop()
     return 0
