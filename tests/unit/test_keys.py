@@ -158,3 +158,23 @@ def test_rekey_changes_the_key_and_the_old_recovery_key_stops_working(tmp_path, 
     reopened = Store(path)
     assert reopened.db.execute("SELECT count(*) FROM meta WHERE key LIKE 'k%'").fetchone()[0] == 50
     reopened.close()
+
+
+def test_a_plain_file_in_place_of_the_encrypted_one_is_named_not_opened(tmp_path, file_keyring):
+    path = tmp_path / "memory.sqlite3"
+    _fill(path, encrypt=True)
+    encrypted = path.read_bytes()
+    other = tmp_path / "old" / "memory.sqlite3"
+    _fill(other, encrypt=False, rows=3)
+    path.write_bytes(other.read_bytes())  # an old plain backup put back
+    with pytest.raises(EncryptionError, match="is not encrypted, but this folder's memory was"):
+        Store(path)
+    assert files.state(path) is files.State.PLAIN  # left as it was, not encrypted over
+    foreign = tmp_path / "foreign" / "memory.sqlite3"
+    _fill(foreign, encrypt=True)
+    KeyStore(foreign).delete(files.file_id(foreign))
+    path.write_bytes(foreign.read_bytes())  # another memory's encrypted file
+    with pytest.raises(EncryptionError, match="encrypted with another key than this folder's memory"):
+        Store(path)
+    path.write_bytes(encrypted)
+    Store(path).close()

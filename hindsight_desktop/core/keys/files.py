@@ -42,6 +42,26 @@ def file_id(path: Path) -> str:
         return handle.read(ID_BYTES).hex()
 
 
+def marker(path: Path) -> Path:
+    """A small plain file naming the id of the encrypted file this folder holds: a plain file found in its
+    place, or another memory's encrypted file, is then named as such instead of being taken as the memory."""
+    return path.with_name(f"{path.name}.encrypted")
+
+
+def marked_id(path: Path) -> str | None:
+    try:
+        return marker(path).read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def mark(path: Path) -> None:
+    from hindsight_desktop.core.store.private_files import private_writer
+
+    with private_writer(marker(path), encoding="ascii") as handle:
+        handle.write(file_id(path) + "\n")
+
+
 def building(path: Path) -> Path:
     """The new encrypted file while it is made; discarded when found at start (it was never verified)."""
     return path.with_name(f".{path.name}.encrypting")

@@ -57,7 +57,9 @@ def restore(path: Path, text: str) -> Saved:
     if not opener.opens(path, key):
         raise EncryptionError(f"that recovery key is not {path}'s: it belongs to another memory file, or to this "
                               "file before its key was changed")
-    return KeyStore(path).save(files.file_id(path), key)
+    saved = KeyStore(path).save(files.file_id(path), key)
+    files.mark(path)
+    return saved
 
 
 def rekey(path: Path) -> tuple[bytes, Saved]:
@@ -68,7 +70,9 @@ def rekey(path: Path) -> tuple[bytes, Saved]:
     with files.conversion_lock(path):
         files.discard_leftovers(path)
         try:
-            return convert.rekey(path, opener.find_key(path, store), store)
+            key, saved = convert.rekey(path, opener.find_key(path, store), store)
         except convert.InUse:
             raise EncryptionError(f"{path} is open in another process: quit the app and the assistants, "
                                   "then run `key rekey` again") from None
+        files.mark(path)
+    return key, saved
