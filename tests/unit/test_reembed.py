@@ -137,7 +137,7 @@ def test_recall_during_a_switch_scores_each_memory_in_its_own_space(engine, fill
     for name in asked:
         index = getattr(vectors, name)
         original = index.nearest
-        index.nearest = lambda db, q, k, _o=original, _n=name: asked[_n].append(q.copy()) or _o(db, q, k)
+        index.nearest = lambda db, q, k, hidden=None, _o=original, _n=name: asked[_n].append(q.copy()) or _o(db, q, k, hidden)
     query = "which code opens the storage unit?"
     with monkeypatch.context() as patch:
         patch.setattr(switching, "EXACT_OLD", 0)  # search the old index, not just the few left to re-embed
