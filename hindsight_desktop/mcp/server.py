@@ -17,6 +17,7 @@ from hindsight_desktop.core import render
 from hindsight_desktop.core.engine import BULK_ARCHIVE_CAP, MemoryEngine
 from hindsight_desktop.core.render import DATA_NOT_INSTRUCTIONS
 from hindsight_desktop.mcp.identity import Identity
+from hindsight_desktop.mcp.resources import MemoryResources
 from hindsight_desktop.mcp.tools import MemoryTools
 
 SERVER_NAME = "hindsight-desktop"
@@ -137,6 +138,7 @@ def build_server(engine: MemoryEngine, identity: Identity) -> MemoryServer:
     server = MemoryServer(SERVER_NAME, title="Hindsight Desktop", version=__version__,
                           instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MemoryTools(engine, identity)
+    MemoryResources(engine, identity).install(server._lowlevel_server)  # memory as resources (resources.py)
     for spec in TOOLS:
         fn: Callable[..., Any] = getattr(tools, spec.name)
         server.add_tool(fn, name=spec.name, title=spec.title, description=spec.description,
