@@ -122,8 +122,8 @@ class Backend(QObject):
         from hindsight_desktop.mcp.bridge_server import BridgeListener
 
         listener = BridgeListener(engine, self.paths.data_dir)
-        # Another server (a shared background one, `serve`) may already publish for this folder.
-        return listener if listener.start() else None
+        # A shared background server hands the folder over; `serve` (or another app) keeps it.
+        return listener if listener.start(take_over=True) else None
 
     def _opened(self, opened: _Opened) -> None:
         self.engine, self.registry, self.paused = opened.engine, opened.registry, opened.paused

@@ -54,7 +54,7 @@ def _serve(args: argparse.Namespace) -> None:
     # waits for this engine instead of starting a second one.
     pending = PendingEngine()
     listener = BridgeListener(pending, data_dir(args))
-    if not listener.start():  # stdio bridges keep using the server that already publishes
+    if not listener.start(take_over=True):  # stdio bridges keep using the server that already publishes
         warn("another Hindsight Desktop server already serves stdio clients for this data folder")
     # uvicorn raises SIGTERM again once it has shut down: leave through `finally`, not mid-air,
     # so the bridge endpoint is withdrawn and the engine closed.

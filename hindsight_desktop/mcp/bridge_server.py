@@ -32,6 +32,7 @@ from hindsight_desktop.mcp.server import MemoryServer, build_server
 HELLO_KEY = "hindsight-bridge"
 MAX_LINE = 4 * 1024 * 1024  # one JSON-RPC message, as the HTTP side's body limit
 HELLO_TIMEOUT = 10.0
+HANDOVER_TIMEOUT = 30.0  # a shared server closing its engine, on a busy machine
 
 
 class _Lines:
@@ -70,9 +71,11 @@ class BridgeListener:
     `start()` returns False when another server already publishes for this folder (it holds the
     folder's server lock): then this process serves no bridges."""
 
-    def __init__(self, engine: Any, data_dir: Path) -> None:
+    def __init__(self, engine: Any, data_dir: Path, *, shared: bool = False) -> None:
         self.engine = engine
         self.data_dir = Path(data_dir)
+        self.shared = shared  # a background server: it hands the folder over to the app or serve when asked
+        self.yield_requested = threading.Event()
         self.lock = runtime.server_lock(self.data_dir)
         self.endpoint: runtime.Endpoint | None = None
         self.connections = 0
@@ -85,9 +88,23 @@ class BridgeListener:
         self._error: BaseException | None = None
 
     # ---- life ----------------------------------------------------------------------------------
-    def start(self, timeout: float = 10.0) -> bool:
-        if not self.lock.acquire():
+    def start(self, timeout: float = 10.0, *, take_over: bool = False) -> bool:
+        """Listen and publish. With `take_over` (the app, serve), a shared background server that holds
+        the folder is asked to hand it over first: bridges that lose it meanwhile wait on the start lock,
+        which is held until this listener has published, so they find it rather than start another."""
+        if self.lock.acquire():
+            return self._begin(timeout)
+        if not take_over:
             return False
+        with runtime.start_lock(self.data_dir, HANDOVER_TIMEOUT) as got:
+            endpoint = runtime.read_endpoint(self.data_dir)
+            if not got or endpoint is None or not _ask_to_yield(endpoint):
+                return False
+            if not self.lock.acquire(HANDOVER_TIMEOUT):
+                return False
+            return self._begin(timeout)
+
+    def _begin(self, timeout: float) -> bool:
         self._thread = threading.Thread(target=self._run, name="hindsight-mcp-bridge", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout) or self._error is not None:
@@ -157,6 +174,13 @@ class BridgeListener:
         if not hmac.compare_digest(secret.encode("utf-8"), self.endpoint.secret.encode("utf-8")):
             await _answer(stream, {"error": "wrong bridge secret"})
             return None
+        if hello.get("yield"):
+            if not self.shared:
+                await _answer(stream, {"error": "this server does not hand over its folder"})
+                return None
+            await _answer(stream, {"ok": True, "yielding": True})
+            self.yield_requested.set()
+            return None
         try:
             name = stdio_client_name(hello.get("client"))
         except HindsightError as exc:
@@ -172,6 +196,18 @@ class BridgeListener:
         lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async drives, over our streams
         async with stdio_server(stdin=_Lines(buffered), stdout=_Writer(stream)) as (read, write):  # type: ignore[arg-type]
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
+def _ask_to_yield(endpoint: runtime.Endpoint) -> bool:
+    """Ask the shared server at `endpoint` to hand its folder over; True when it agreed."""
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=5) as sock:
+            sock.sendall((json.dumps({HELLO_KEY: 1, "secret": endpoint.secret, "yield": True}) + "\n").encode())
+            return bool(json.loads(sock.makefile("rb").readline() or b"{}").get("yielding"))
+    except (OSError, ValueError):
+        return False
 
 
 async def _answer(stream: SocketStream, message: dict[str, Any]) -> None:

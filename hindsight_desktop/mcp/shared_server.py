@@ -64,7 +64,7 @@ def serve_shared(data_dir: Path, idle_exit: float) -> int:
     from hindsight_desktop.mcp.bridge_server import BridgeListener
 
     pending = PendingEngine()
-    listener = BridgeListener(pending, data_dir)
+    listener = BridgeListener(pending, data_dir, shared=True)
     if not listener.start():
         return 0  # another server publishes for this folder: the bridge uses that one
     stop = threading.Event()
@@ -72,8 +72,8 @@ def serve_shared(data_dir: Path, idle_exit: float) -> int:
         signal.signal(sig, lambda *_: stop.set())
     def until_idle() -> None:
         while not stop.wait(0.5):
-            if listener.idle_for() >= idle_exit:
-                return
+            if listener.idle_for() >= idle_exit or listener.yield_requested.is_set():
+                return  # idle, or the app or serve takes the folder over
 
     try:
         try:

@@ -238,3 +238,23 @@ def test_a_shared_server_exits_when_idle(tmp_path, embedder, model_dir, run_dir)
     pid = anyio.run(scenario)
     wait_for(lambda: not alive(pid))
     assert runtime.read_endpoint(data_dir) is None
+
+
+def test_serve_takes_the_folder_over_from_a_shared_server(tmp_path, embedder, model_dir, run_dir):
+    data_dir = folder(tmp_path, model_dir, "data")
+
+    async def scenario():
+        async with client(data_dir, run_dir, "claude-code") as c:
+            written = await call(c, "memory_write", content="The boiler service is due in October.")
+            shared = server_pid(data_dir)
+            served = ServeProcess(data_dir, "--no-auth")  # arrives after the stdio client started a server
+            try:
+                wait_for(lambda: runtime.read_endpoint(data_dir) is not None
+                         and server_pid(data_dir) == served.proc.pid)
+                wait_for(lambda: not alive(shared))  # one engine for the folder again
+                found = await call(c, "memory_search", query="when is the boiler service?")
+                assert found["results"][0]["id"] == written["id"]
+            finally:
+                served.stop()
+
+    anyio.run(scenario)
