@@ -24,6 +24,18 @@ GROUP = [f"I work for {MARK}.", f"I work for {MARK} since last spring, mostly fr
          f"I work for {MARK} and my sister does too."]  # one fact on three days: consolidated
 
 
+@pytest.fixture
+def engine(tmp_path: Path, embedder, clock):
+    """On a plain file: the raw-byte checks here test the purge itself (zeroed pages, an emptied WAL),
+    which the file's encryption would hide (tests/e2e/test_encryption.py checks the encrypted file)."""
+    from hindsight_desktop.config import Settings
+    from hindsight_desktop.core.engine import MemoryEngine
+
+    eng = MemoryEngine(tmp_path / "data", embedder=embedder, clock=clock, settings=Settings(encrypt_memory_file=False))
+    yield eng
+    eng.close()
+
+
 def _raw(folder: Path) -> bytes:
     """Every file under the data folder (database, WAL, SHM, backups, anything else), concatenated."""
     return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
@@ -200,7 +212,7 @@ def test_deleted_vectors_leave_no_bytes_in_the_file(tmp_path: Path, monkeypatch,
     from hindsight_desktop.core.store import vectors as vector_module
     from hindsight_desktop.core.store.vectors import VectorIndex, register_model
 
-    store = Store(tmp_path / "memory.sqlite3")
+    store = Store(tmp_path / "memory.sqlite3", encrypt=False)
     assert vector_module._native_delete_clears(store.db)  # the installed release is a clearing one
     monkeypatch.setattr(vector_module, "_delete_clears", native)
     rng = np.random.default_rng(7)
@@ -234,7 +246,7 @@ def test_migration_backups_are_removed_once_the_migration_committed(tmp_path: Pa
     old.close()
     stale = tmp_path / "memory.v1.backup.sqlite3"  # left by a version that kept its backups
     stale.write_bytes(b"SQLite format 3\0" + MARK.encode())
-    store = Store(path)
+    store = Store(path, encrypt=False)
     assert store.schema_version == len(MIGRATIONS)
     assert sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name) == []
     store.close()
