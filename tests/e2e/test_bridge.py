@@ -258,3 +258,28 @@ def test_serve_takes_the_folder_over_from_a_shared_server(tmp_path, embedder, mo
                 served.stop()
 
     anyio.run(scenario)
+
+
+def test_stdio_clients_bridge_to_the_running_app(qtbot, app_paths, embedder, token_store, run_dir):
+    from support.app import start_shell
+    from support.mcp import free_port
+
+    from hindsight_desktop.config import Settings
+
+    shell = start_shell(qtbot, app_paths, embedder, serve=True, settings=Settings(http_port=free_port()))
+    try:
+        data_dir = app_paths.data_dir
+        assert server_pid(data_dir) == os.getpid()  # the app itself serves the bridges
+
+        async def scenario():
+            async with client(data_dir, run_dir, "cursor") as c:
+                return await call(c, "memory_write", content="I take the 7:40 train on weekdays.")
+
+        written = anyio.run(scenario)
+        assert shell.backend.engine.get(written["id"]).client == "cursor"  # the app's own engine wrote it
+        assert server_pid(data_dir) == os.getpid()
+        window = shell.open_timeline()
+        qtbot.waitUntil(lambda: written["id"] in {m.id for m in window.timeline.memories()}, timeout=20_000)
+    finally:
+        shell.shutdown()
+    assert runtime.read_endpoint(app_paths.data_dir) is None
