@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 from support.mcp import call
 from support.secrets import SECRETS
@@ -15,6 +16,18 @@ from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
 
 PHONE = "13800138000"
+
+
+@pytest.fixture
+def engine(tmp_path: Path, embedder, clock):
+    """On a plain file: what is checked here is what reaches the file before encryption would hide it
+    (on an encrypted file every search of the raw bytes would come back empty)."""
+    from hindsight_desktop.config import Settings
+    from hindsight_desktop.core.engine import MemoryEngine
+
+    eng = MemoryEngine(tmp_path / "data", embedder=embedder, clock=clock, settings=Settings(encrypt_memory_file=False))
+    yield eng
+    eng.close()
 
 
 def _data_bytes(engine) -> bytes:
