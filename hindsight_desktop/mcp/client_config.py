@@ -234,7 +234,7 @@ def _merge_into(path: Path, k: ClientKind, t: Target) -> Installed:
         data.update(k.extra(data))
     text = json.dumps(data, indent=2) + "\n"
     backup = _backup(path, real) if real.exists() else None
-    holds_token = bool(t.token) and t.token in text
+    holds_token = t.token is not None and t.token != "" and t.token in text
     narrowed = _write_atomically(real, text, private=holds_token)
     return Installed(path, real, backup, narrowed)
 
