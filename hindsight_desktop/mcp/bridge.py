@@ -280,6 +280,7 @@ class Bridge:
 
     def _resume(self, sock: socket.socket) -> None:
         """Bring the new server to where the old one was, then release what waited."""
+        sock.settimeout(START_TIMEOUT)  # a server that never answers the repeated handshake is given up on
         reader = sock.makefile("rb")
         if self.state.initialize is not None:
             again = {**self.state.initialize, "id": self._next_id()}
@@ -291,6 +292,7 @@ class Bridge:
                 self._write(line)
             if self.state.initialized:
                 sock.sendall(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        sock.settimeout(None)
         for uri in sorted(self.state.subscriptions):
             request = {"jsonrpc": "2.0", "id": self._next_id(), "method": "resources/subscribe", "params": {"uri": uri}}
             sock.sendall((json.dumps(request) + "\n").encode("utf-8"))
