@@ -15,6 +15,8 @@ import pytest
 from support.clock import FakeClock
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# A shared background server started by a test's `mcp` process exits soon after its last client.
+os.environ.setdefault("HINDSIGHT_IDLE_EXIT", "10")
 # Memory keys (and client tokens) go to the data folder's 0600 fallback file, never into the keyring of
 # whoever runs the tests (keyrings.alt, installed for the encryption tests, would otherwise be chosen);
 # the encryption tests choose a file keyring under a temporary home themselves.

@@ -2,7 +2,8 @@
 middle of its run, 20 times, on one small memory file. After every kill, every write the server had
 acknowledged is in the file, the indexes agree with the memories, and `PRAGMA integrity_check` is ok.
 
-Real processes throughout: `hindsight-desktop mcp` spoken to in raw JSON-RPC over its pipes,
+Real processes throughout: `hindsight-desktop mcp --in-process` (the process that holds the engine and
+does the write, not a bridge to one) spoken to in raw JSON-RPC over its pipes,
 `hindsight-desktop serve` through the real SDK client, `hindsight-desktop maintenance` with a small batch
 so that a run is many short transactions.
 """
@@ -99,7 +100,8 @@ class StdioWriter:
 
     def __init__(self, data: Path, run: str) -> None:
         self.run, self.acked, self.sent = run, [], 0
-        self.proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "mcp", "--client", "crash-test"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "mcp", "--in-process",
+                                      "--client", "crash-test"],
                                      env=env(data), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
