@@ -51,21 +51,7 @@ def encrypt_plain(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
     key = new_key()
     work = files.building(path)
     create_private(work)
-    src = open_connection(path, None, vec=True)
-    try:
-        copy = open_connection(work, None, vec=True)
-        try:
-            with copy.backup("main", src, "main") as job:
-                job.step(-1)
-            expected = _summary(src)
-            # SQLite3MC re-keys outside WAL mode; no journal at all: a copy killed mid-way is discarded anyway,
-            # and a rollback journal would hold the plain pages.
-            copy.execute("PRAGMA journal_mode=OFF").fetchall()
-            copy.execute(f"PRAGMA rekey=\"x'{key.hex()}'\"").fetchall()
-        finally:
-            copy.close()
-    finally:
-        src.close()
+    expected = _rekeyed_copy(open_connection(path, None, vec=True), open_connection(work, None, vec=True), key)
     _verify(work, key, expected)
     fid = files.file_id(work)
     _refuse_if_open(path)
@@ -87,20 +73,10 @@ def rekey(path: Path, old: bytes, store: KeyStore) -> tuple[bytes, Saved]:
     work = files.building(path)
     create_private(work)
     src = open_connection(path, old)
-    try:
-        copy = open_connection(work, old, salt=bytes.fromhex(old_id))
-        try:
-            page_size = _scalar(src, "PRAGMA page_size")
-            copy.execute(f"PRAGMA page_size={page_size}").fetchall()  # an encrypted copy keeps the source's
-            with copy.backup("main", src, "main") as job:
-                job.step(-1)
-            expected = _summary(src)
-            copy.execute("PRAGMA journal_mode=OFF").fetchall()
-            copy.execute(f"PRAGMA rekey=\"x'{key.hex()}'\"").fetchall()
-        finally:
-            copy.close()
-    finally:
-        src.close()
+    copy = open_connection(work, old, salt=bytes.fromhex(old_id))
+    # An encrypted copy must keep the source's page size for the backup to copy it page by page.
+    copy.execute(f"PRAGMA page_size={_scalar(src, 'PRAGMA page_size')}").fetchall()
+    expected = _rekeyed_copy(src, copy, key)
     _verify(work, key, expected)
     _refuse_if_open(path)
     saved = store.save(files.file_id(work), key)
@@ -109,6 +85,25 @@ def rekey(path: Path, old: bytes, store: KeyStore) -> tuple[bytes, Saved]:
     if files.file_id(path) != old_id:
         store.delete(old_id)
     return key, saved
+
+
+def _rekeyed_copy(src: apsw.Connection, copy: apsw.Connection, key: bytes) -> dict[str, object]:
+    """Copy `src` into `copy` through the backup API and give the copy `key`; both are closed after.
+    Returns the source's summary, for the copy's verification."""
+    try:
+        try:
+            with copy.backup("main", src, "main") as job:
+                job.step(-1)
+            expected = _summary(src)
+            # SQLite3MC re-keys outside WAL mode; no journal at all: a copy killed mid-way is discarded anyway,
+            # and a rollback journal would hold the plain pages.
+            copy.execute("PRAGMA journal_mode=OFF").fetchall()
+            copy.execute(f"PRAGMA rekey=\"x'{key.hex()}'\"").fetchall()
+        finally:
+            copy.close()
+    finally:
+        src.close()
+    return expected
 
 
 def _refuse_if_open(path: Path) -> None:
