@@ -66,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         for neighbour in ("none", "busy", "embedder"):
             chosen = run_case(model, args.seconds, 0, neighbour)
             single = run_case(model, args.seconds, 1, neighbour)
-            print(f"| {neighbour} | {chosen['p50_ms']} ms | {chosen['p95_ms']} ms "
-                  f"| {single['p50_ms']} ms | {single['p95_ms']} ms |", flush=True)
+            print(
+                f"| {neighbour} | {chosen['p50_ms']} ms | {chosen['p95_ms']} ms "
+                f"| {single['p50_ms']} ms | {single['p95_ms']} ms |",
+                flush=True,
+            )
     return 0
 
 

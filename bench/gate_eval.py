@@ -140,8 +140,10 @@ def _real_embedder(base: Path):
 def _run_sequence(embedder: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     from hindsight_desktop.core.engine import MemoryEngine
 
-    with tempfile.TemporaryDirectory(prefix="hindsight-gate-seq-") as tmp, \
-            MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
+    with (
+        tempfile.TemporaryDirectory(prefix="hindsight-gate-seq-") as tmp,
+        MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine,
+    ):
         return evaluate_sequence(engine, rows)
 
 
@@ -151,19 +153,17 @@ def _print_report(name: str, report: dict[str, Any]) -> None:
     print(header)
     blocks = {"all": report["overall"], **report["per_language"]}
     for label, m in blocks.items():
-        print(
-            f"  {label:<8}{m['n']:>5}{m['precision']:>11.3f}{m['recall']:>8.3f}{m['f1']:>8.3f}{m['accuracy']:>10.3f}"
-        )
+        print(f"  {label:<8}{m['n']:>5}{m['precision']:>11.3f}{m['recall']:>8.3f}{m['f1']:>8.3f}{m['accuracy']:>10.3f}")
     misses = report["misclassified"]
     print(f"  misclassified ({len(misses)}):")
     for miss in misses:
         want = "keep" if miss["expected"] else "drop"
         where = f"#{miss['position']} " if "position" in miss else ""
-        extra = "".join(f", {name} {miss[name]:.2f}" for name in ("novelty", "relevance")
-                        if miss.get(name) is not None)
+        extra = "".join(f", {name} {miss[name]:.2f}" for name in ("novelty", "relevance") if miss.get(name) is not None)
         extra += ", taken as a repeat" if miss.get("repeat") else ""
-        print(f"    [{where}{miss['lang']} {miss['kind']}, want {want}, score {miss['score']:.2f}{extra}] "
-              f"{miss['text']}")
+        print(
+            f"    [{where}{miss['lang']} {miss['kind']}, want {want}, score {miss['score']:.2f}{extra}] {miss['text']}"
+        )
     print()
 
 
@@ -173,8 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules-only", action="store_true", help="do not load the model")
     parser.add_argument("--labelled", type=Path, default=LABELLED, help="the JSONL file to score")
     parser.add_argument("--sequences", type=Path, default=SEQUENCES, help="the JSONL sequence to write in order")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="cache the converted model here (default: convert afresh, so it is never stale)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="cache the converted model here (default: convert afresh, so it is never stale)",
+    )
     args = parser.parse_args(argv)
 
     rows = load_labelled(args.labelled)
@@ -197,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     if "with_model" in results:
         _print_report(f"with model ({results['model']})", results["with_model"])
         seq = results["sequence"]
-        print(f"sequence {args.sequences.name}: {seq['overall']['n']} messages written in order into one store; "
-              f"kept of those worth keeping (recall) {seq['overall']['recall']:.3f}, target 0.97")
+        print(
+            f"sequence {args.sequences.name}: {seq['overall']['n']} messages written in order into one store; "
+            f"kept of those worth keeping (recall) {seq['overall']['recall']:.3f}, target 0.97"
+        )
         _print_report(f"sequence through the engine ({results['model']})", seq)
     return 0
 

@@ -48,8 +48,7 @@ def evidence_ids(raw: list[str], known: set[str]) -> list[str]:
 def turns_of(conversation: dict) -> list[tuple[str, str, datetime, str]]:
     """(dia_id, text, when, session) for every turn, in order."""
     out = []
-    sessions = sorted(int(k.split("_")[1]) for k in conversation
-                       if re.fullmatch(r"session_\d+", k))
+    sessions = sorted(int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k))
     for n in sessions:
         when = parse_session_time(conversation[f"session_{n}_date_time"])
         for i, turn in enumerate(conversation[f"session_{n}"]):
@@ -67,8 +66,9 @@ def run_conversation(sample: dict, embedder, workdir: Path) -> dict[str, list[tu
     with MemoryEngine(workdir / sample["sample_id"], embedder=embedder) as engine:
         dia_of: dict[str, set[str]] = defaultdict(set)
         for dia, text, when, session in turns:
-            result = engine.write(text, occurred_at=when, session_id=f"{sample['sample_id']}-{session}",
-                                  client="locomo", gate=False)
+            result = engine.write(
+                text, occurred_at=when, session_id=f"{sample['sample_id']}-{session}", client="locomo", gate=False
+            )
             dia_of[result.id].add(dia)
         scored: dict[str, list] = {mode: [] for mode in MODES}
         for qa in sample["qa"]:
@@ -123,8 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"LoCoMo retrieval recall@k, {len(samples)} conversations, {report['hybrid']['questions']} questions "
-          f"({report['seconds']} s)")
+    print(
+        f"LoCoMo retrieval recall@k, {len(samples)} conversations, {report['hybrid']['questions']} questions "
+        f"({report['seconds']} s)"
+    )
     print(f"{'mode':<10}{'cat':<6}" + "".join(f"R@{k:<6}" for k in KS))
     for mode in MODES:
         print(f"{mode:<10}{'all':<6}" + "".join(f"{report[mode]['overall'][str(k)]:<8.3f}" for k in KS))

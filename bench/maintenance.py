@@ -55,8 +55,9 @@ CITIES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Berlin", "Lima", "Oslo", "Se
 NEAR_DUPLICATE, REPEAT, LOOSE = 0.009, 0.019, 0.05
 
 
-def _record(i: int, text: str, vector: np.ndarray, entities: list[dict], now: float, rng: random.Random,
-            model: str) -> dict[str, Any]:
+def _record(
+    i: int, text: str, vector: np.ndarray, entities: list[dict], now: float, rng: random.Random, model: str
+) -> dict[str, Any]:
     age = rng.uniform(0, 365)
     created = time.gmtime(now - age * 86400)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", created)
@@ -64,13 +65,25 @@ def _record(i: int, text: str, vector: np.ndarray, entities: list[dict], now: fl
     last = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now - rng.uniform(0, age) * 86400)) if used else None
     stored = stored_fact(fact_key(text))
     return {
-        "id": f"mem_bench{i:08d}", "content": text, "layer": rng.choices(["episodic", "semantic", "procedural"],
-                                                                         [0.7, 0.25, 0.05])[0],
-        "type": "note", "importance": round(rng.uniform(0.1, 0.95), 3), "pinned": rng.random() < 0.01,
-        "client": rng.choice(["claude", "cursor", "desktop"]), "scope": "shared" if rng.random() < 0.9 else "private",
-        "session_id": f"s{i // 20}", "status": "active", "created_at": stamp, "occurred_at": stamp,
-        "updated_at": stamp, "last_accessed_at": last, "access_count": int(used), "entities": entities,
-        "metadata": {}, "fact_key": stored[0], "fact_value": stored[1],
+        "id": f"mem_bench{i:08d}",
+        "content": text,
+        "layer": rng.choices(["episodic", "semantic", "procedural"], [0.7, 0.25, 0.05])[0],
+        "type": "note",
+        "importance": round(rng.uniform(0.1, 0.95), 3),
+        "pinned": rng.random() < 0.01,
+        "client": rng.choice(["claude", "cursor", "desktop"]),
+        "scope": "shared" if rng.random() < 0.9 else "private",
+        "session_id": f"s{i // 20}",
+        "status": "active",
+        "created_at": stamp,
+        "occurred_at": stamp,
+        "updated_at": stamp,
+        "last_accessed_at": last,
+        "access_count": int(used),
+        "entities": entities,
+        "metadata": {},
+        "fact_key": stored[0],
+        "fact_value": stored[1],
         "embedding": {"model": model, "dim": len(vector), "data": _b64(vector)},
     }
 
@@ -86,7 +99,7 @@ def fill(data: Path, models: Path, size: int, seed: int = 7) -> dict[str, float]
     embedder = load_embedder(ensure_default_model(models))
     texts = list(dict.fromkeys(sentence(rng) for _ in range(POOL * 2)))[:POOL] + [f"I live in {c}." for c in CITIES]
     started = time.perf_counter()
-    pool = np.vstack([embedder.embed(texts[i:i + 4]) for i in range(0, len(texts), 4)])
+    pool = np.vstack([embedder.embed(texts[i : i + 4]) for i in range(0, len(texts), 4)])
     embed_s = time.perf_counter() - started
     now = time.time()
     today = datetime.now(UTC)
@@ -106,8 +119,11 @@ def fill(data: Path, models: Path, size: int, seed: int = 7) -> dict[str, float]
         report = engine.import_file(bundle)
         import_s = time.perf_counter() - started
     bundle.unlink()
-    return {"pool_embed_per_s": round(len(texts) / embed_s, 1), "import_seconds": round(import_s, 1),
-            "import_per_s": round(report.created / import_s, 1)}
+    return {
+        "pool_embed_per_s": round(len(texts) / embed_s, 1),
+        "import_seconds": round(import_s, 1),
+        "import_per_s": round(report.created / import_s, 1),
+    }
 
 
 def _fill_child(data: Path, models: Path, size: int, out: Any) -> None:
@@ -164,15 +180,23 @@ def measure(size: int, reembed_seconds: float, second: Path | None) -> dict[str,
         engine.search("warm the vector cache")  # loads the cache, as a running app would have
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         report, lags, stages = asyncio.run(_maintenance_watching_the_loop(engine))
-        result.update({
-            "maintenance_seconds": report["seconds"], "seconds_per_10k": round(report["seconds"] / (size / 10_000), 2),
-            "stage_seconds": stages, "batches": report["run"]["batches"],
-            "changes": {k: v for k, v in report.items() if isinstance(v, int) and v},
-            "loop_lag_ms": {"p50": round(statistics.median(lags), 2), "p99": round(np.percentile(lags, 99), 2),
-                            "max": round(max(lags), 2), "ticks": len(lags)},
-            "rss_before_mb": round(rss_before, 1),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        })
+        result.update(
+            {
+                "maintenance_seconds": report["seconds"],
+                "seconds_per_10k": round(report["seconds"] / (size / 10_000), 2),
+                "stage_seconds": stages,
+                "batches": report["run"]["batches"],
+                "changes": {k: v for k, v in report.items() if isinstance(v, int) and v},
+                "loop_lag_ms": {
+                    "p50": round(statistics.median(lags), 2),
+                    "p99": round(np.percentile(lags, 99), 2),
+                    "max": round(max(lags), 2),
+                    "ticks": len(lags),
+                },
+                "rss_before_mb": round(rss_before, 1),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            }
+        )
         again = engine.run_maintenance()
         result["second_maintenance_seconds"] = again["seconds"]
         result.update(_reembed(engine, _second_model(Path(tmp), second), reembed_seconds))
@@ -189,8 +213,13 @@ def _reembed(engine: MemoryEngine, model: Path, seconds: float) -> dict[str, Any
     search_ms = (time.perf_counter() - started) / 20 * 1000
     deadline = time.perf_counter() + seconds
     run = engine.reembed(should_stop=lambda: time.perf_counter() > deadline)
-    return {"reembed_per_s": run["per_second"], "reembedded": run["reembedded"],
-            "search_during_switch_ms": round(search_ms, 1), "reembed_done": run["done"], "reembed_total": run["total"]}
+    return {
+        "reembed_per_s": run["per_second"],
+        "reembedded": run["reembedded"],
+        "search_during_switch_ms": round(search_ms, 1),
+        "reembed_done": run["done"],
+        "reembed_total": run["total"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,8 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| memories | maintenance | per 10k | peak RSS | loop lag p99 / max | re-embed |")
     print("|---:|---:|---:|---:|---:|---:|")
     lag = result["loop_lag_ms"]
-    print(f"| {result['memories']:,} | {result['maintenance_seconds']} s | {result['seconds_per_10k']} s "
-          f"| {result['peak_rss_mb']} MB | {lag['p99']} / {lag['max']} ms | {result['reembed_per_s']} memories/s |")
+    print(
+        f"| {result['memories']:,} | {result['maintenance_seconds']} s | {result['seconds_per_10k']} s "
+        f"| {result['peak_rss_mb']} MB | {lag['p99']} / {lag['max']} ms | {result['reembed_per_s']} memories/s |"
+    )
     print(json.dumps(result, indent=2), file=sys.stderr)
     return 0
 

@@ -42,20 +42,110 @@ from hindsight_desktop.mcp.auth import ClientRegistry
 
 REFERENCE = "@modelcontextprotocol/server-memory"
 FIRST = [
-    "Amara", "Bruno", "Chen", "Dana", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kaito", "Lena",
-    "Mateo", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena",
-    "Yusuf", "Zara", "Anke", "Bilal", "Carmen", "Dmitri", "Esme", "Felix", "Gita", "Hana", "Ivo", "Jana",
-    "Kofi", "Lucia", "Malik", "Noor"
+    "Amara",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kaito",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zara",
+    "Anke",
+    "Bilal",
+    "Carmen",
+    "Dmitri",
+    "Esme",
+    "Felix",
+    "Gita",
+    "Hana",
+    "Ivo",
+    "Jana",
+    "Kofi",
+    "Lucia",
+    "Malik",
+    "Noor",
 ]
 LAST = [
-    "Abbott", "Barros", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ivanova", "Jensen",
-    "Kowalski", "Laine", "Moreau", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi", "Santos", "Tanaka",
-    "Ueda", "Varga", "Weber", "Xu", "Yilmaz", "Zhou", "Alvarez", "Brandt", "Castillo", "Dalton", "Ekström",
-    "Fontaine", "Gupta", "Horvat", "Iqbal", "Jovanovic", "Kim", "Lindqvist", "Mensah", "Novak"
+    "Abbott",
+    "Barros",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ivanova",
+    "Jensen",
+    "Kowalski",
+    "Laine",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Petrov",
+    "Quinn",
+    "Rossi",
+    "Santos",
+    "Tanaka",
+    "Ueda",
+    "Varga",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhou",
+    "Alvarez",
+    "Brandt",
+    "Castillo",
+    "Dalton",
+    "Ekström",
+    "Fontaine",
+    "Gupta",
+    "Horvat",
+    "Iqbal",
+    "Jovanovic",
+    "Kim",
+    "Lindqvist",
+    "Mensah",
+    "Novak",
 ]
 CITIES = [
-    "Lisbon", "Toronto", "Osaka", "Nairobi", "Lyon", "Krakow", "Austin", "Hanoi", "Porto", "Bergen",
-    "Quito", "Tbilisi", "Leeds", "Cork", "Perth", "Seville", "Utrecht", "Malmo", "Tartu", "Valencia"
+    "Lisbon",
+    "Toronto",
+    "Osaka",
+    "Nairobi",
+    "Lyon",
+    "Krakow",
+    "Austin",
+    "Hanoi",
+    "Porto",
+    "Bergen",
+    "Quito",
+    "Tbilisi",
+    "Leeds",
+    "Cork",
+    "Perth",
+    "Seville",
+    "Utrecht",
+    "Malmo",
+    "Tartu",
+    "Valencia",
 ]
 TEMPLATES = (
     "{who} lives in {city} and works as a {thing}.",
@@ -68,12 +158,38 @@ TEMPLATES = (
     "{who} and I are planning a trip to {city} in {month}.",
 )
 THINGS = [
-    "nurse", "pilot", "ramen", "falafel", "chess", "tennis", "sourdough", "bake", "tango", "cello", "salad",
-    "carpentry", "knit", "pho", "violin", "architect", "editor", "surfing"
+    "nurse",
+    "pilot",
+    "ramen",
+    "falafel",
+    "chess",
+    "tennis",
+    "sourdough",
+    "bake",
+    "tango",
+    "cello",
+    "salad",
+    "carpentry",
+    "knit",
+    "pho",
+    "violin",
+    "architect",
+    "editor",
+    "surfing",
 ]
 MONTHS = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December"
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ]
 
 
@@ -86,15 +202,27 @@ def corpus(n: int, seed: int) -> list[tuple[str, str]]:
     rng.shuffle(pairs)
     out = []
     for who, template in pairs[:n]:
-        out.append((template.format(who=who, city=rng.choice(CITIES), thing=rng.choice(THINGS),
-                                    day=rng.randint(1, 28), month=rng.choice(MONTHS)), who))
+        out.append(
+            (
+                template.format(
+                    who=who,
+                    city=rng.choice(CITIES),
+                    thing=rng.choice(THINGS),
+                    day=rng.randint(1, 28),
+                    month=rng.choice(MONTHS),
+                ),
+                who,
+            )
+        )
     return out
 
 
 def booking(rng: random.Random, tag: str, i: int) -> str:
     """A text no seed contains (distinct numbers), so a write is never a repeat of an existing memory."""
-    return (f"{rng.choice(FIRST)} {rng.choice(LAST)} from {tag} booked table {i} at {rng.choice(CITIES)} "
-            f"restaurant number {rng.randint(100, 999_999)} for {rng.randint(2, 12)} people.")
+    return (
+        f"{rng.choice(FIRST)} {rng.choice(LAST)} from {tag} booked table {i} at {rng.choice(CITIES)} "
+        f"restaurant number {rng.randint(100, 999_999)} for {rng.randint(2, 12)} people."
+    )
 
 
 def fresh_texts(tag: str, count: int, seed: int) -> list[str]:
@@ -122,8 +250,12 @@ def free_port() -> int:
 
 def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "serve", "--port", str(port)],
-                            env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_desktop", "serve", "--port", str(port)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -137,14 +269,19 @@ def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen,
 
 @asynccontextmanager
 async def http_client(url: str, token: str):
-    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
-            Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+    async with (
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
         yield client
 
 
 def stdio_params(data_dir: Path, env: dict[str, str], name: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "hindsight_desktop", "mcp", "--client", name],
-                                 env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)})
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_desktop", "mcp", "--client", name],
+        env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)},
+    )
 
 
 async def timed(client: Client, tool: str, args: dict) -> tuple[float, object]:
@@ -202,8 +339,12 @@ def install_reference(where: Path) -> Path | str:
     npm = shutil.which("npm")
     if npm is None:
         return "npm is not installed"
-    done = subprocess.run([npm, "install", "--prefix", str(where), "--no-audit", "--no-fund", REFERENCE],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [npm, "install", "--prefix", str(where), "--no-audit", "--no-fund", REFERENCE],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     entry = where / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
     if done.returncode != 0 or not entry.is_file():
         return f"npm install {REFERENCE} failed: {(done.stderr or done.stdout).strip()[-300:]}"
@@ -212,13 +353,16 @@ def install_reference(where: Path) -> Path | str:
 
 def seed_reference(path: Path, texts: list[tuple[str, str]]) -> None:
     """The reference server's own JSONL format, written directly (as ours was seeded through its engine)."""
-    lines = [json.dumps({"type": "entity", "name": f"seed-{i}", "entityType": "memory", "observations": [t]})
-             for i, (t, _) in enumerate(texts)]
+    lines = [
+        json.dumps({"type": "entity", "name": f"seed-{i}", "entityType": "memory", "observations": [t]})
+        for i, (t, _) in enumerate(texts)
+    ]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-async def side_by_side(url: str, token: str, data_dir: Path, env: dict[str, str], texts: list[tuple[str, str]],
-                       ops: int, work: Path) -> dict:
+async def side_by_side(
+    url: str, token: str, data_dir: Path, env: dict[str, str], texts: list[tuple[str, str]], ops: int, work: Path
+) -> dict:
     rng = random.Random(7)
     queries = [who for _, who in rng.sample(texts, ops)]  # a full name: both servers can answer it
     report: dict = {}
@@ -232,8 +376,9 @@ async def side_by_side(url: str, token: str, data_dir: Path, env: dict[str, str]
         return report
     graph = work / "reference-memory.jsonl"
     seed_reference(graph, texts)
-    params = StdioServerParameters(command=shutil.which("node") or "node", args=[str(entry)],
-                                   env={**os.environ, "MEMORY_FILE_PATH": str(graph)})
+    params = StdioServerParameters(
+        command=shutil.which("node") or "node", args=[str(entry)], env={**os.environ, "MEMORY_FILE_PATH": str(graph)}
+    )
     async with Client(params, mode="legacy") as client:
         report["reference_stdio"] = await same_ops(client, fresh_texts("ref", ops, 3), queries, reference=True)
     return report
@@ -257,8 +402,10 @@ async def worker(client: Client, kind: str, tag: str, queries: list[str], end: f
     rng = random.Random(tag)
     i = 0
     while time.monotonic() < end:
-        for tool, args in (("memory_write", {"content": booking(rng, tag, i), "importance": 0.7}),
-                           ("memory_search", {"query": rng.choice(queries)})):
+        for tool, args in (
+            ("memory_write", {"content": booking(rng, tag, i), "importance": 0.7}),
+            ("memory_search", {"query": rng.choice(queries)}),
+        ):
             try:
                 took, result = await timed(client, tool, args)
             except Exception as exc:  # a transport failure counts as an error, and the worker goes on
@@ -268,12 +415,20 @@ async def worker(client: Client, kind: str, tag: str, queries: list[str], end: f
         i += 1
 
 
-async def load(url: str, tokens: dict[str, str], data_dir: Path, env: dict[str, str], stdio: int,
-               duration: float, queries: list[str]) -> Tally:
+async def load(
+    url: str,
+    tokens: dict[str, str],
+    data_dir: Path,
+    env: dict[str, str],
+    stdio: int,
+    duration: float,
+    queries: list[str],
+) -> Tally:
     tally = Tally()
     async with AsyncExitStack() as stack:
-        clients = [("http", name, await stack.enter_async_context(http_client(url, token)))
-                   for name, token in tokens.items()]
+        clients = [
+            ("http", name, await stack.enter_async_context(http_client(url, token))) for name, token in tokens.items()
+        ]
         for i in range(stdio):  # each stdio process loads its own model before the clock starts
             client = Client(stdio_params(data_dir, env, f"load-stdio-{i}"), mode="legacy")
             clients.append(("stdio", f"load-stdio-{i}", await stack.enter_async_context(client)))
@@ -295,8 +450,16 @@ def lost_writes(data_dir: Path, ids: list[str]) -> int:
         return missing
 
 
-def latency_and_side_by_side(url: str, token: str, data_dir: Path, env: dict[str, str],
-                             texts: list[tuple[str, str]], ops: int, work: Path, numbers: dict) -> None:
+def latency_and_side_by_side(
+    url: str,
+    token: str,
+    data_dir: Path,
+    env: dict[str, str],
+    texts: list[tuple[str, str]],
+    ops: int,
+    work: Path,
+    numbers: dict,
+) -> None:
     """Phases 2 and 3: one client's search latency, then ours beside the reference server."""
     n = len(texts)
     questions = [f"Where does {who} live?" for _, who in random.Random(3).sample(texts, ops)]
@@ -318,8 +481,9 @@ def latency_and_side_by_side(url: str, token: str, data_dir: Path, env: dict[str
                 ratio = pct(sbs[ours][op], 0.5) / pct(sbs["reference_stdio"][op], 0.5)
                 numbers[f"{ours}_{op}_p50_vs_reference"] = round(ratio, 3)
                 print(f"  {ours} {op} p50 / reference p50 = {ratio:.2f}")
-    numbers["side_by_side_p50_ms"] = {k: {op: pct(v, 0.5) for op, v in sbs[k].items()}
-                                      for k in sbs if k != "reference_skipped"}
+    numbers["side_by_side_p50_ms"] = {
+        k: {op: pct(v, 0.5) for op, v in sbs[k].items()} for k in sbs if k != "reference_skipped"
+    }
 
 
 # ---- main -----------------------------------------------------------------------------------------------
@@ -333,8 +497,11 @@ def main() -> None:
     parser.add_argument("--ops", type=int, help="writes and searches per side-by-side run (default 200)")
     parser.add_argument("--data-dir", type=Path, help="reuse a data dir (kept); default a temporary one")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
-    parser.add_argument("--load-only", action="store_true",
-                        help="skip phases 2 and 3 (one-client latency, side by side): the load alone")
+    parser.add_argument(
+        "--load-only",
+        action="store_true",
+        help="skip phases 2 and 3 (one-client latency, side by side): the load alone",
+    )
     args = parser.parse_args()
     n = args.memories or (1000 if args.quick else 10_000)
     duration = args.duration or (10.0 if args.quick else 60.0)
@@ -367,14 +534,22 @@ def main() -> None:
     for label in sorted(tally.times):
         print(f"  {label:14s} {summary(tally.times[label])}")
     calls = sum(len(v) for v in tally.times.values())
-    print(f"  {calls} calls ({calls / duration:.0f}/s), {len(tally.acked)} acknowledged writes, "
-          f"{len(tally.errors)} errors, {lost} lost writes")
+    print(
+        f"  {calls} calls ({calls / duration:.0f}/s), {len(tally.acked)} acknowledged writes, "
+        f"{len(tally.errors)} errors, {lost} lost writes"
+    )
     for error in tally.errors[:5]:
         print(f"  error: {error}")
-    numbers.update({"load_calls": calls, "load_errors": len(tally.errors), "lost_writes": lost,
-                    "acknowledged_writes": len(tally.acked),
-                    "load_p50_ms": {k: pct(v, 0.5) for k, v in tally.times.items()},
-                    "load_p95_ms": {k: pct(v, 0.95) for k, v in tally.times.items()}})
+    numbers.update(
+        {
+            "load_calls": calls,
+            "load_errors": len(tally.errors),
+            "lost_writes": lost,
+            "acknowledged_writes": len(tally.acked),
+            "load_p50_ms": {k: pct(v, 0.5) for k, v in tally.times.items()},
+            "load_p95_ms": {k: pct(v, 0.95) for k, v in tally.times.items()},
+        }
+    )
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=2))
     if args.data_dir is None:
@@ -382,10 +557,14 @@ def main() -> None:
     else:
         shutil.rmtree(work / "reference", ignore_errors=True)
     if "search_http_p50_ms" in numbers:
-        print(f"\nTarget: memory_search p50 <= 40 ms at 10,000 memories over HTTP; measured "
-              f"{numbers['search_http_p50_ms']:.1f} ms at {n}.")
-    print("Target under load: HTTP search p50 <= 150 ms, twice the throughput of one shared connection "
-          "(51 calls/s measured before per-thread reads), 0 errors, 0 lost writes.")
+        print(
+            f"\nTarget: memory_search p50 <= 40 ms at 10,000 memories over HTTP; measured "
+            f"{numbers['search_http_p50_ms']:.1f} ms at {n}."
+        )
+    print(
+        "Target under load: HTTP search p50 <= 150 ms, twice the throughput of one shared connection "
+        "(51 calls/s measured before per-thread reads), 0 errors, 0 lost writes."
+    )
 
 
 if __name__ == "__main__":

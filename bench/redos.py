@@ -80,10 +80,13 @@ def _best(fn, text: str, runs: int = 3) -> float:
 def patterns(top: int) -> None:
     started = time.perf_counter()
     sites = redos.collect()
-    findings = [redos.worst(s.name, redos.finditer_all(s.pattern), redos.inputs(s.pattern), stop_at=None)
-                for s in sites]
+    findings = [
+        redos.worst(s.name, redos.finditer_all(s.pattern), redos.inputs(s.pattern), stop_at=None) for s in sites
+    ]
     findings.sort(key=lambda f: f.weight, reverse=True)
-    print(f"{len(sites)} patterns, searched in {time.perf_counter() - started:.0f} s; the {top} whose time grows fastest:")
+    print(
+        f"{len(sites)} patterns, searched in {time.perf_counter() - started:.0f} s; the {top} whose time grows fastest:"
+    )
     print(f"  {'ms at 8K':>10} {'ms at 32K':>11} {'32K/8K':>7}  pattern: input")
     by_name = {s.name: s for s in sites}
     for f in findings[:top]:
@@ -95,8 +98,11 @@ def patterns(top: int) -> None:
             t32 = None
         else:
             t8_text = f"{t8 * 1000:.1f}"
-            t32 = _best(fn, redos.build(f.unit, f.around, 32768), 1 if t8 * growth > 1 else 3) \
-                if t8 * growth * 2 < CAP_S else None
+            t32 = (
+                _best(fn, redos.build(f.unit, f.around, 32768), 1 if t8 * growth > 1 else 3)
+                if t8 * growth * 2 < CAP_S
+                else None
+            )
         if t32 is None:
             t32_text = "~%.0f" % (f.t_large * growth ** (np.log(32768 / f.large) / np.log(4)) * 1000)
             ratio = growth
@@ -116,7 +122,11 @@ def _search_times(engine: MemoryEngine, stop: threading.Event | None, count: int
 
 
 def contention(engine: MemoryEngine) -> None:
-    for text in ("I live in Berlin.", "我住在北京，下个月初去上海。", "My dentist appointment got moved to Friday at 3pm."):
+    for text in (
+        "I live in Berlin.",
+        "我住在北京，下个月初去上海。",
+        "My dentist appointment got moved to Friday at 3pm.",
+    ):
         engine.write(text, client="client-b")
     _search_times(engine, None, 5)
     baseline = statistics.median(_search_times(engine, None, 40))

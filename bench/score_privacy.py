@@ -47,9 +47,12 @@ def fill(store: Store, rng: random.Random, count: int) -> None:
         first = int(db.execute("SELECT count(*) FROM memories").fetchone()[0])
         for i in range(first, first + count):
             text = sentence(rng) + f" (note {rng.randint(0, 10**9)})"
-            db.execute("INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, "
-                       "occurred_at, updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'bench', "
-                       "'shared', ?, ?, ?, ?)", (f"m{i}", text, stamp, stamp, stamp, f"h{i}"))
+            db.execute(
+                "INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, "
+                "occurred_at, updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'bench', "
+                "'shared', ?, ?, ?, ?)",
+                (f"m{i}", text, stamp, stamp, stamp, f"h{i}"),
+            )
             keyword.add(db, db.last_insert_rowid(), text, [], WHEN)
 
 
@@ -59,8 +62,9 @@ def make_private(store: Store, share: float, rng: random.Random) -> None:
         if share > 0:
             rows = [r for (r,) in db.execute("SELECT rowid FROM memories")]
             chosen = rng.sample(rows, int(len(rows) * share))
-            db.executemany("UPDATE memories SET scope = 'private', client = 'other' WHERE rowid = ?",
-                           [(r,) for r in chosen])
+            db.executemany(
+                "UPDATE memories SET scope = 'private', client = 'other' WHERE rowid = ?", [(r,) for r in chosen]
+            )
 
 
 def one_search(store: Store, text: str) -> float:
@@ -121,8 +125,12 @@ def measure_engine(folder: Path, shares: list[float], samples: int) -> list[dict
                     engine.search(text, limit=10, client="bench", log=False)
                     times.append((time.perf_counter() - started) * 1000)
                 ordered = sorted(times)
-                row = {"memories": engine.count(), "private_share": share, "p50_ms": round(statistics.median(times), 2),
-                       "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2)}
+                row = {
+                    "memories": engine.count(),
+                    "private_share": share,
+                    "p50_ms": round(statistics.median(times), 2),
+                    "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+                }
             out.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
     return out

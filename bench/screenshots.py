@@ -20,19 +20,54 @@ from pathlib import Path
 
 # (days ago, hour, client, type, importance, text)
 SAMPLES = [
-    (0, 9, "claude-code", "instruction", 0.9, "Run the test suite with `pytest -q` before every commit in the hindsight repo."),
+    (
+        0,
+        9,
+        "claude-code",
+        "instruction",
+        0.9,
+        "Run the test suite with `pytest -q` before every commit in the hindsight repo.",
+    ),
     (0, 10, "cursor", "preference", 0.7, "I prefer small pull requests: one concern each, under 400 lines."),
     (0, 11, "claude-desktop", "event", 0.8, "Dentist appointment with Dr. Okafor on Tuesday at 10:30."),
     (0, 14, "desktop", "fact", 0.9, "My passport expires in March 2031; renew it six months before."),
     (1, 8, "claude-desktop", "preference", 0.6, "I like my coffee as a flat white with oat milk."),
-    (1, 12, "cursor", "skill", 0.6, "To profile the Qt app, run it with QT_LOGGING_RULES='qt.*=false' and py-spy record."),
-    (1, 16, "claude-code", "fact", 0.7, "The staging database lives on db-staging-02 and is restored from backup every Sunday."),
+    (
+        1,
+        12,
+        "cursor",
+        "skill",
+        0.6,
+        "To profile the Qt app, run it with QT_LOGGING_RULES='qt.*=false' and py-spy record.",
+    ),
+    (
+        1,
+        16,
+        "claude-code",
+        "fact",
+        0.7,
+        "The staging database lives on db-staging-02 and is restored from backup every Sunday.",
+    ),
     (1, 19, "claude-desktop", "fact", 0.7, "我的女儿在上海读大学，专业是建筑学。"),
-    (2, 9, "chatgpt", "plan", 0.7, "Planning a week in Lisbon in May with Ana; we want to see Sintra and eat at Taberna da Rua das Flores."),
+    (
+        2,
+        9,
+        "chatgpt",
+        "plan",
+        0.7,
+        "Planning a week in Lisbon in May with Ana; we want to see Sintra and eat at Taberna da Rua das Flores.",
+    ),
     (2, 13, "claude-desktop", "preference", 0.5, "Window seat on long flights, aisle on short ones."),
     (2, 18, "cursor", "instruction", 0.8, "Use type hints on public functions and keep ruff clean."),
     (3, 10, "claude-desktop", "fact", 0.8, "Ana's birthday is on 14 June; she loves orchids."),
-    (3, 15, "claude-code", "skill", 0.6, "Release checklist: bump the version, update CHANGELOG.md, tag, then build wheels in CI."),
+    (
+        3,
+        15,
+        "claude-code",
+        "skill",
+        0.6,
+        "Release checklist: bump the version, update CHANGELOG.md, tag, then build wheels in CI.",
+    ),
     (4, 9, "claude-desktop", "fact", 0.9, "I am allergic to penicillin."),
     (4, 11, "chatgpt", "note", 0.4, "Book recommendation from Bruno: 'The Mountain in the Sea'."),
     (4, 20, "claude-desktop", "preference", 0.6, "我喜欢喝龙井茶，不加糖。"),
@@ -46,12 +81,33 @@ SAMPLES = [
     (8, 15, "chatgpt", "skill", 0.5, "To descale the espresso machine: citric acid, 1 litre of water, run two cycles."),
     (9, 9, "claude-code", "fact", 0.6, "The hindsight MCP server listens on 127.0.0.1:8765 by default."),
     (10, 12, "claude-desktop", "preference", 0.7, "Keep answers short, and in British English."),
-    (10, 18, "claude-desktop", "event", 0.5, "Dinner with Farid and Elif at the new Georgian place; try the khachapuri next time."),
+    (
+        10,
+        18,
+        "claude-desktop",
+        "event",
+        0.5,
+        "Dinner with Farid and Elif at the new Georgian place; try the khachapuri next time.",
+    ),
     (11, 10, "cursor", "note", 0.4, "Idea: a keyboard shortcut to pin a memory from the search results."),
-    (12, 9, "claude-desktop", "fact", 0.8, "Home Wi-Fi router is in the hall cupboard; reset by holding the back button for 10 s."),
+    (
+        12,
+        9,
+        "claude-desktop",
+        "fact",
+        0.8,
+        "Home Wi-Fi router is in the hall cupboard; reset by holding the back button for 10 s.",
+    ),
     (13, 14, "claude-desktop", "plan", 0.6, "Renew the car insurance before 30 January."),
     (14, 10, "chatgpt", "fact", 0.5, "我每周三晚上去游泳，一次大约一公里。"),
-    (15, 11, "claude-code", "skill", 0.6, "sqlite: `PRAGMA journal_mode=WAL` lets readers and one writer work at once."),
+    (
+        15,
+        11,
+        "claude-code",
+        "skill",
+        0.6,
+        "sqlite: `PRAGMA journal_mode=WAL` lets readers and one writer work at once.",
+    ),
     (16, 16, "claude-desktop", "preference", 0.5, "Favourite hiking trail: the Levada do Caldeirão Verde on Madeira."),
     (17, 9, "cursor", "fact", 0.5, "The old build server was retired in October."),
     (18, 13, "claude-desktop", "note", 0.3, "Maybe try climbing at the bouldering gym near the office."),
@@ -61,9 +117,19 @@ SAMPLES = [
     (23, 9, "claude-code", "instruction", 0.6, "Prefer pathlib over os.path in new Python code."),
     (26, 17, "claude-desktop", "fact", 0.5, "周末常去植物园散步，秋天银杏很好看。"),
 ]
-SEARCHES = ["when does my passport expire", "what do I drink in the morning", "Ana birthday", "penicillin",
-            "how do I reset the router", "杭州出差", "coding style rules", "release steps", "Lisbon trip",
-            "favourite football team", "what is my blood type"]
+SEARCHES = [
+    "when does my passport expire",
+    "what do I drink in the morning",
+    "Ana birthday",
+    "penicillin",
+    "how do I reset the router",
+    "杭州出差",
+    "coding style rules",
+    "release steps",
+    "Lisbon trip",
+    "favourite football team",
+    "what is my blood type",
+]
 
 
 class SampleClock:
@@ -96,8 +162,7 @@ def fill(data_dir: Path) -> Ids:
             else:  # that day at the sample's hour, local time
                 at = (midnight - timedelta(days=days) + timedelta(hours=hour, minutes=7 * (i % 6))).astimezone(UTC)
             clock.now = min(at + timedelta(minutes=2), now)
-            result = engine.write(text, client=client, type=kind, importance=importance, occurred_at=at,
-                                  explicit=True)
+            result = engine.write(text, client=client, type=kind, importance=importance, occurred_at=at, explicit=True)
             ids[text] = result.id
         clock.now = now
         key = ids
@@ -118,8 +183,11 @@ def _start_display() -> subprocess.Popen | None:
     if shutil.which("Xvfb") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         return None
-    proc = subprocess.Popen(["Xvfb", ":97", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", ":97", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     time.sleep(0.8)
     os.environ["DISPLAY"] = ":97"
     return proc

@@ -24,9 +24,12 @@ from pathlib import Path
 
 import httpx2
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "leak", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "leak", "version": "1"}},
+}
 
 
 def serve(data_dir: str, port: int, unbounded: bool) -> None:
@@ -64,15 +67,21 @@ def main() -> None:
         port = probe.getsockname()[1]
         probe.close()
         env_hint = {"HINDSIGHT_TOKEN_STORE": "file", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
-        proc = subprocess.Popen([sys.executable, __file__, "--serve", data_dir, str(port)] +
-                                (["--unbounded"] if args.unbounded else []),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                env={**os.environ, **env_hint})
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", data_dir, str(port)] + (["--unbounded"] if args.unbounded else []),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **env_hint},
+        )
         try:
             assert proc.stdout is not None and proc.stdin is not None
             hello = json.loads(proc.stdout.readline())
-            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-                       "authorization": f"Bearer {hello['token']}"}
+            headers = {
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+                "authorization": f"Bearer {hello['token']}",
+            }
 
             def open_count() -> int:
                 proc.stdin.write("count\n")
@@ -93,8 +102,7 @@ def main() -> None:
                     if n % 1000 == 0 or n == args.sessions:
                         print(f"{n:8d}  {rss_mib(proc.pid):14.1f}  {open_count():13d}")
                 took = time.perf_counter() - started
-            print(f"{args.sessions} sessions opened and abandoned in {took:.1f} s "
-                  f"({args.sessions / took:.0f}/s)")
+            print(f"{args.sessions} sessions opened and abandoned in {took:.1f} s ({args.sessions / took:.0f}/s)")
         finally:
             proc.kill()
             proc.wait()

@@ -36,8 +36,32 @@ from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.embedder import load_embedder
 
-NAMES = ["Alice", "Bruno", "Chen Wei", "Dara", "Emeka", "Fatima", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena",
-         "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Yusuf"]
+NAMES = [
+    "Alice",
+    "Bruno",
+    "Chen Wei",
+    "Dara",
+    "Emeka",
+    "Fatima",
+    "Goran",
+    "Hana",
+    "Ivan",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Yusuf",
+]
 PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Hangzhou", "Berlin", "Lima", "Oslo", "Austin", "Seoul"]
 TEMPLATES = [
     "{name} recommended a ramen place in {place} called {code}.",
@@ -53,21 +77,38 @@ TEMPLATES = [
 ]
 THINGS = ["green tea", "jazz", "bouldering", "sourdough", "chess", "rainy days", "vintage cameras", "kayaking"]
 MONTHS = ["January", "March", "May", "July", "September", "November"]
-QUERIES = ["when does my flight leave?", "who recommended ramen?", "storage unit code", "{name} birthday",
-           "dentist price in {place}", "how do I reset the router", "order {code}", "what does {name} like?"]
+QUERIES = [
+    "when does my flight leave?",
+    "who recommended ramen?",
+    "storage unit code",
+    "{name} birthday",
+    "dentist price in {place}",
+    "how do I reset the router",
+    "order {code}",
+    "what does {name} like?",
+]
 
 
 def sentence(rng: random.Random) -> str:
     return rng.choice(TEMPLATES).format(
-        name=rng.choice(NAMES), place=rng.choice(PLACES), thing=rng.choice(THINGS), month=rng.choice(MONTHS),
-        day=rng.randint(1, 28), hour=rng.randint(5, 22), minute=rng.randint(0, 59),
-        number=rng.randint(100, 99999), code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}",
+        name=rng.choice(NAMES),
+        place=rng.choice(PLACES),
+        thing=rng.choice(THINGS),
+        month=rng.choice(MONTHS),
+        day=rng.randint(1, 28),
+        hour=rng.randint(5, 22),
+        minute=rng.randint(0, 59),
+        number=rng.randint(100, 99999),
+        code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}",
     )
 
 
 def query(rng: random.Random) -> str:
-    return rng.choice(QUERIES).format(name=rng.choice(NAMES), place=rng.choice(PLACES),
-                                      code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}")
+    return rng.choice(QUERIES).format(
+        name=rng.choice(NAMES),
+        place=rng.choice(PLACES),
+        code=f"{rng.choice('ABCDEFGHJK')}{rng.choice('XYZ')}{rng.randint(100, 9999)}",
+    )
 
 
 def fill(engine: MemoryEngine, rng: random.Random, count: int) -> None:
@@ -102,9 +143,11 @@ def measure(engine: MemoryEngine, rng: random.Random, samples: int) -> dict[str,
         engine.search(query(rng), limit=10, client="bench")
         searches.append((time.perf_counter() - started) * 1000)
     return {
-        "write_p50_ms": round(statistics.median(writes), 2), "write_p95_ms": round(percentile(writes, 95), 2),
+        "write_p50_ms": round(statistics.median(writes), 2),
+        "write_p95_ms": round(percentile(writes, 95), 2),
         "embed_p50_ms": round(statistics.median(model), 2),
-        "recall_p50_ms": round(statistics.median(searches), 2), "recall_p95_ms": round(percentile(searches, 95), 2),
+        "recall_p50_ms": round(statistics.median(searches), 2),
+        "recall_p95_ms": round(percentile(searches, 95), 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -151,8 +194,12 @@ def own_peak_rss_mb() -> float:
 def measure_fresh_process(tmp: Path, samples: int) -> dict[str, float]:
     """What the app or an MCP process costs when it opens the full store: a new process, so the
     filling above (batches, growth of the arrays) does not count toward its memory."""
-    out = subprocess.run([sys.executable, "-c", FRESH, str(tmp), str(samples), str(Path(__file__).parent)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", FRESH, str(tmp), str(samples), str(Path(__file__).parent)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -198,8 +245,10 @@ def compare_encrypted(size: int, samples: int) -> dict[str, object]:
         Store(encrypted / "memory.sqlite3", encrypt=True).close()
         encrypt_seconds = round(time.perf_counter() - started, 2)
         rows: dict[str, list[dict[str, float]]] = {"plain": [], "encrypted": []}
-        engines = {"plain": MemoryEngine(plain, embedder=embedder, settings=Settings(encrypt_memory_file=False)),
-                   "encrypted": MemoryEngine(encrypted, embedder=embedder)}
+        engines = {
+            "plain": MemoryEngine(plain, embedder=embedder, settings=Settings(encrypt_memory_file=False)),
+            "encrypted": MemoryEngine(encrypted, embedder=embedder),
+        }
         try:
             for round_ in range(4):  # alternating, each on the same sentences, so drift hits both alike
                 for label, engine in engines.items():
@@ -209,8 +258,10 @@ def compare_encrypted(size: int, samples: int) -> dict[str, object]:
                 engine.close()
         result: dict[str, object] = {"memories": size, "fill_seconds": filled, "encrypt_seconds": encrypt_seconds}
         for label, data in (("plain", plain), ("encrypted", encrypted)):
-            result[label] = {key: round(statistics.median(r[key] for r in rows[label]), 2)
-                             for key in ("write_p50_ms", "recall_p50_ms")} | {"open_ms": _open_ms(data, embedder)}
+            result[label] = {
+                key: round(statistics.median(r[key] for r in rows[label]), 2)
+                for key in ("write_p50_ms", "recall_p50_ms")
+            } | {"open_ms": _open_ms(data, embedder)}
         plain_r, enc_r = result["plain"], result["encrypted"]
         assert isinstance(plain_r, dict) and isinstance(enc_r, dict)
         result["ratio"] = {key: round(enc_r[key] / plain_r[key], 3) for key in plain_r}
@@ -235,9 +286,16 @@ def main(argv: list[str] | None = None) -> int:
         # Convert the model in a child process: a one-time first-run cost that would otherwise
         # dominate this process's peak RSS.
         models = Path(tmp) / "models"
-        subprocess.run([sys.executable, "-c", "import sys, pathlib; from hindsight_desktop.core.model.default_model "
-                        "import ensure_default_model; ensure_default_model(pathlib.Path(sys.argv[1]))",
-                        str(models)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys, pathlib; from hindsight_desktop.core.model.default_model "
+                "import ensure_default_model; ensure_default_model(pathlib.Path(sys.argv[1]))",
+                str(models),
+            ],
+            check=True,
+        )
         embedder = load_embedder(ensure_default_model(models))
         with MemoryEngine(Path(tmp) / "data", embedder=embedder) as engine:
             have = engine.count()
@@ -258,15 +316,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"results": results, "fresh_process": reopened}))
         return 0
-    print(f"A fresh process opening the {reopened['memories']:,} memories: recall p50 {reopened['recall_p50_ms']} ms, "
-          f"p95 {reopened['recall_p95_ms']} ms, peak RSS {reopened['peak_rss_mb']} MB "
-          f"(cache load {reopened['first_search_ms']} ms on the first search)")
+    print(
+        f"A fresh process opening the {reopened['memories']:,} memories: recall p50 {reopened['recall_p50_ms']} ms, "
+        f"p95 {reopened['recall_p95_ms']} ms, peak RSS {reopened['peak_rss_mb']} MB "
+        f"(cache load {reopened['first_search_ms']} ms on the first search)"
+    )
     print("| memories | write p50 | write p95 | of which the model (p50) | recall p50 | recall p95 | peak RSS |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print(f"| {r['memories']:,} | {r['write_p50_ms']} ms | {r['write_p95_ms']} ms | {r['embed_p50_ms']} ms "
-              f"| {r['recall_p50_ms']} ms "
-              f"| {r['recall_p95_ms']} ms | {r['peak_rss_mb']} MB |")
+        print(
+            f"| {r['memories']:,} | {r['write_p50_ms']} ms | {r['write_p95_ms']} ms | {r['embed_p50_ms']} ms "
+            f"| {r['recall_p50_ms']} ms "
+            f"| {r['recall_p95_ms']} ms | {r['peak_rss_mb']} MB |"
+        )
     return 0
 
 

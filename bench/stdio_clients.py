@@ -80,13 +80,16 @@ MCP_ARGS: list[str] = []  # --in-process: the same code serving each client in i
 
 
 def params(data_dir: Path, env: dict[str, str], name: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "hindsight_desktop", "mcp", "--client", name, *MCP_ARGS],
-                                 env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)})
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_desktop", "mcp", "--client", name, *MCP_ARGS],
+        env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)},
+    )
 
 
-async def open_clients(stack: AsyncExitStack, data_dir: Path, env: dict[str, str], n: int,
-                       query: str) -> list[tuple[Client, float, float]]:
+async def open_clients(
+    stack: AsyncExitStack, data_dir: Path, env: dict[str, str], n: int, query: str
+) -> list[tuple[Client, float, float]]:
     """n clients, started one after another: (client, s to initialize, s to first search answered)."""
     out = []
     for i in range(n):
@@ -117,8 +120,12 @@ def memory(data_dir: Path) -> dict[str, float]:
     for pid, role in roles.items():
         by_role.setdefault(role, []).append(rss_mb(pid))
     clients = by_role.get("mcp", [])
-    return {"total": sum(sum(v) for v in by_role.values()), "server": sum(by_role.get("serve", []) + by_role.get(
-        "shared", [])), "clients": sum(clients), "one_client": statistics.median(clients) if clients else 0.0}
+    return {
+        "total": sum(sum(v) for v in by_role.values()),
+        "server": sum(by_role.get("serve", []) + by_role.get("shared", [])),
+        "clients": sum(clients),
+        "one_client": statistics.median(clients) if clients else 0.0,
+    }
 
 
 async def cold(data_dir: Path, env: dict[str, str], query: str) -> dict[str, float]:
@@ -134,16 +141,23 @@ async def with_server(data_dir: Path, env: dict[str, str], n: int, queries: list
         opened = await open_clients(stack, data_dir, env, n, queries[0])
         mem = memory(data_dir)
         p50 = await search_p50(opened[0][0], queries)
-    return {"init": statistics.median(o[1] for o in opened), "first_search": statistics.median(o[2] for o in opened),
-            "search_p50": p50, **mem}
+    return {
+        "init": statistics.median(o[1] for o in opened),
+        "first_search": statistics.median(o[2] for o in opened),
+        "search_p50": p50,
+        **mem,
+    }
 
 
 def start_serve(data_dir: Path, env: dict[str, str]) -> subprocess.Popen:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "serve", "--no-auth", "--port", str(port)],
-                            env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)}, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_desktop", "serve", "--no-auth", "--port", str(port)],
+        env={**env, "HINDSIGHT_DATA_DIR": str(data_dir)},
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -158,8 +172,10 @@ def median_of(rows: list[dict[str, float]]) -> dict[str, float]:
 
 
 def show(label: str, row: dict[str, float]) -> None:
-    parts = [f"{k} {v * 1000:.0f} ms" if k in ("init", "first_search", "search_p50") else f"{k} {v:.0f} MB"
-             for k, v in row.items()]
+    parts = [
+        f"{k} {v * 1000:.0f} ms" if k in ("init", "first_search", "search_p50") else f"{k} {v:.0f} MB"
+        for k, v in row.items()
+    ]
     print(f"{label:<24} " + ", ".join(parts), flush=True)
 
 
@@ -170,8 +186,11 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=50)
     parser.add_argument("--data-dir", type=Path, help="a folder to seed (kept); default: a fresh temporary one")
     parser.add_argument("--clients", default="1,3,5", help="how many clients at once beside serve (default 1,3,5)")
-    parser.add_argument("--in-process", action="store_true",
-                        help="start each client as `mcp --in-process` (this version's own engine per client)")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="start each client as `mcp --in-process` (this version's own engine per client)",
+    )
     args = parser.parse_args()
     if args.in_process:
         MCP_ARGS.append("--in-process")
@@ -191,8 +210,10 @@ def main() -> None:
         try:
             print(f"{'serve alone':<24} server {rss_mb(serve.pid):.0f} MB", flush=True)
             for n in (int(c) for c in args.clients.split(",")):
-                show(f"serve running, {n}", median_of([anyio.run(with_server, data_dir, env, n, queries)
-                                                       for _ in range(args.runs)]))
+                show(
+                    f"serve running, {n}",
+                    median_of([anyio.run(with_server, data_dir, env, n, queries) for _ in range(args.runs)]),
+                )
         finally:
             serve.terminate()
             serve.wait(timeout=30)

@@ -88,11 +88,14 @@ def engine_pages(engine: MemoryEngine, filters: MemoryFilter, total: int, runs: 
     """The engine's own page read at three depths, by offset and by cursor (`after`)."""
     out: dict[str, Any] = {}
     for label, depth in (("start", 0), ("middle", total // 2), ("end", max(0, total - PAGE))):
-        out[f"list_offset_{label}_ms"] = median_ms(lambda d=depth: engine.list_memories(filters, limit=PAGE, offset=d), runs)
+        out[f"list_offset_{label}_ms"] = median_ms(
+            lambda d=depth: engine.list_memories(filters, limit=PAGE, offset=d), runs
+        )
         if depth:
             before = engine.list_memories(filters, limit=1, offset=depth - 1)[0]
             out[f"list_cursor_{label}_ms"] = median_ms(
-                lambda b=before: engine.list_memories(filters, limit=PAGE, after=b), runs)
+                lambda b=before: engine.list_memories(filters, limit=PAGE, after=b), runs
+            )
     return out
 
 
@@ -193,18 +196,27 @@ def fast_scroll(app: QApplication, window: TimelineWindow, probe: Probe) -> dict
     collections.close()
     gaps = sorted(probe.gaps)
     worst = gaps[-1] if gaps else (0.0, 0)
-    return {"scroll_total_s": round(total, 2), "scroll_rows": model.loaded, "end_presses": presses,
-            "max_stall_ms": ms(worst[0]), "max_stall_at_rows": worst[1],
-            "p99_tick_gap_ms": ms(gaps[int(0.99 * (len(gaps) - 1))][0]) if gaps else 0.0,
-            "stalls_over_50ms": sum(1 for g, _ in gaps if g > 0.05),
-            "full_gc_runs": len(collections.durations), "full_gc_max_ms": ms(max(collections.durations, default=0)),
-            "gc_tracked_objects": len(gc.get_objects())}
+    return {
+        "scroll_total_s": round(total, 2),
+        "scroll_rows": model.loaded,
+        "end_presses": presses,
+        "max_stall_ms": ms(worst[0]),
+        "max_stall_at_rows": worst[1],
+        "p99_tick_gap_ms": ms(gaps[int(0.99 * (len(gaps) - 1))][0]) if gaps else 0.0,
+        "stalls_over_50ms": sum(1 for g, _ in gaps if g > 0.05),
+        "full_gc_runs": len(collections.durations),
+        "full_gc_max_ms": ms(max(collections.durations, default=0)),
+        "gc_tracked_objects": len(gc.get_objects()),
+    }
 
 
 def page_medians(pages: list[tuple[int, float]], total: int) -> dict[str, Any]:
     """Median page time in three windows of depth: the start, around half-way, the end."""
-    windows = {"start": lambda d: d < 5 * PAGE, "middle": lambda d: abs(d - total / 2) <= 12 * PAGE,
-               "end": lambda d: d >= total - 25 * PAGE}
+    windows = {
+        "start": lambda d: d < 5 * PAGE,
+        "middle": lambda d: abs(d - total / 2) <= 12 * PAGE,
+        "end": lambda d: d >= total - 25 * PAGE,
+    }
     out: dict[str, Any] = {}
     for label, inside in windows.items():
         chosen = [(d, s) for d, s in pages if inside(d)]
@@ -228,15 +240,20 @@ def filled_store(root: Path, count: int) -> tuple[Path, Path]:
             texts = [sentence(rng) + f" (note {rng.randint(0, 10**9)})" for _ in range(min(128, count - start))]
             engine.parts.embed(texts)
             for i, text in enumerate(texts):
-                engine.write(text, client="bench", gate=False,
-                             occurred_at=now - timedelta(minutes=97 * (start + i) + rng.randint(0, 60)))
+                engine.write(
+                    text,
+                    client="bench",
+                    gate=False,
+                    occurred_at=now - timedelta(minutes=97 * (start + i) + rng.randint(0, 60)),
+                )
     return root / "data", model
 
 
 def run(data_dir: Path, model: Path, work: Path, freeze: bool = True) -> dict[str, Any]:
     app = QApplication.instance() or QApplication([])
-    backend = Backend(AppPaths(work / "config", data_dir), Settings(), Workers(), embedder=load_embedder(model),
-                      serve=False)
+    backend = Backend(
+        AppPaths(work / "config", data_dir), Settings(), Workers(), embedder=load_embedder(model), serve=False
+    )
     opened = time.perf_counter()
     backend.start()
     wait_for(app, lambda: backend.is_ready or backend.error is not None)

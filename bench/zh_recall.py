@@ -62,8 +62,17 @@ KS = (1, 5, 10)
 LIMIT = 10
 CLIENT = "zh-bench"
 LANGS = {"zh", "en", "mixed"}
-CATEGORIES = ("paraphrase", "keyword", "en_about_zh", "zh_about_en", "changed", "date", "code", "unanswerable",
-              "off_topic")
+CATEGORIES = (
+    "paraphrase",
+    "keyword",
+    "en_about_zh",
+    "zh_about_en",
+    "changed",
+    "date",
+    "code",
+    "unanswerable",
+    "off_topic",
+)
 NO_ANSWER = ("unanswerable", "off_topic")  # the categories whose questions memory cannot answer
 
 
@@ -168,8 +177,9 @@ def load_set(memories: Path = MEMORIES, questions: Path = QUESTIONS) -> EvalSet:
         asked.add(parse_time(row.get("asked_at"), f"{where} asked_at"))
         qs.append(row)
     if len(asked) != 1:
-        raise DataError(f"{questions.name}: every question must share one asked_at (the server has one 'now'), "
-                        f"found {len(asked)}")
+        raise DataError(
+            f"{questions.name}: every question must share one asked_at (the server has one 'now'), found {len(asked)}"
+        )
     mems.sort(key=lambda m: m["occurred"])
     return EvalSet(mems, qs, asked.pop())
 
@@ -189,8 +199,12 @@ def server_env(data_dir: Path, config_dir: Path, model: Path | None) -> dict[str
     if model is not None:
         settings = {"embedding_model": str(model.resolve())}
         (config_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    return {**os.environ, "HINDSIGHT_DATA_DIR": str(data_dir), "HINDSIGHT_CONFIG_DIR": str(config_dir),
-            "HINDSIGHT_CLIENT": CLIENT}
+    return {
+        **os.environ,
+        "HINDSIGHT_DATA_DIR": str(data_dir),
+        "HINDSIGHT_CONFIG_DIR": str(config_dir),
+        "HINDSIGHT_CLIENT": CLIENT,
+    }
 
 
 async def _call(client: Client, tool: str, arguments: dict[str, Any], item: str) -> tuple[dict[str, Any], float]:
@@ -210,24 +224,33 @@ async def run_set(data: EvalSet, env: dict[str, str], shift: timedelta, force: b
     async with Client(params, mode="legacy") as client:
         for memory in data.memories:
             when = memory["occurred"] + shift
-            arguments = {"content": memory["text"], "timestamp": _iso(when),
-                         "session_id": f"day-{when.date().isoformat()}"}
+            arguments = {
+                "content": memory["text"],
+                "timestamp": _iso(when),
+                "session_id": f"day-{when.date().isoformat()}",
+            }
             if force:  # an assistant saying "this matters": separates the gate's losses from recall's
                 arguments["importance"] = 1.0
             written, ms = await _call(client, "memory_write", arguments, memory["id"])
             out.writes[memory["id"]] = written
             out.write_ms.append(ms)
         for question in data.questions:
-            found, ms = await _call(client, "memory_search", {"query": question["text"], "limit": LIMIT},
-                                    question["id"])
+            found, ms = await _call(
+                client, "memory_search", {"query": question["text"], "limit": LIMIT}, question["id"]
+            )
             out.searches[question["id"]] = found
             out.search_ms.append(ms)
     return out
 
 
 def model_in_use(env: dict[str, str]) -> str:
-    proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", "--json", "model", "show"], env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "--json", "model", "show"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0:
         return f"unknown ({proc.stderr.strip()[-200:]})"
     return str((json.loads(proc.stdout).get("active") or {}).get("model_id"))
@@ -265,10 +288,19 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         rank = next((i for i, ids in enumerate(ranked, 1) if ids & set(q["gold"])), None)
         older_rank = next((i for i, ids in enumerate(ranked, 1) if ids & set(q.get("older", []))), None)
         top = results[0] if results else {}
-        row = {"id": q["id"], "category": q["category"], "lang": q.get("lang", "?"), "text": q["text"],
-               "rank": rank, "older_rank": older_rank,
-               "flag": _flag(found), "top_relevance": top.get("relevance"), "top_confidence": top.get("confidence"),
-               "top_text": top.get("content"), "gold_text": [texts[g] for g in q["gold"]]}
+        row = {
+            "id": q["id"],
+            "category": q["category"],
+            "lang": q.get("lang", "?"),
+            "text": q["text"],
+            "rank": rank,
+            "older_rank": older_rank,
+            "flag": _flag(found),
+            "top_relevance": top.get("relevance"),
+            "top_confidence": top.get("confidence"),
+            "top_text": top.get("content"),
+            "gold_text": [texts[g] for g in q["gold"]],
+        }
         details.append(row)
         per_cat[q["category"]].append(row)
 
@@ -295,9 +327,18 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         "stored": _share(len(kept), len(data.memories)),
         "repeats": sum(1 for w in out.writes.values() if w.get("duplicate_of")),
         "redacted": sum(1 for w in out.writes.values() if w.get("redactions")),
-        "not_stored": [{"id": mid, "text": texts[mid], "score": w.get("score"), "layer": w.get("layer"),
-                        "duplicate_of": w.get("duplicate_of"), "signals": w.get("signals")}
-                       for mid, w in out.writes.items() if not _is_kept(w)],
+        "not_stored": [
+            {
+                "id": mid,
+                "text": texts[mid],
+                "score": w.get("score"),
+                "layer": w.get("layer"),
+                "duplicate_of": w.get("duplicate_of"),
+                "signals": w.get("signals"),
+            }
+            for mid, w in out.writes.items()
+            if not _is_kept(w)
+        ],
         "questions": len(details),
         "skipped": sorted(skipped),
         "overall": recall(details),
@@ -308,14 +349,18 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         "unanswerable": {
             "n": len(unanswerable),
             "flagged": flagged(unanswerable),
-            "flagged_by_language": {lang: flagged([r for r in unanswerable if r["lang"] == lang])
-                                    for lang in languages},
+            "flagged_by_language": {
+                lang: flagged([r for r in unanswerable if r["lang"] == lang]) for lang in languages
+            },
             "answerable_wrongly_flagged": flagged(answerable),
             "median_top_relevance": _median([r["top_relevance"] for r in unanswerable]),
             "median_top_confidence": _median([r["top_confidence"] for r in unanswerable]),
         },
-        "off_topic": {"n": len(off_topic), "flagged": flagged(off_topic),
-                      "median_top_confidence": _median([r["top_confidence"] for r in off_topic])},
+        "off_topic": {
+            "n": len(off_topic),
+            "flagged": flagged(off_topic),
+            "median_top_confidence": _median([r["top_confidence"] for r in off_topic]),
+        },
         "answerable_median_top_relevance": _median([r["top_relevance"] for r in answerable if r["rank"] == 1]),
         "answerable_median_top_confidence": _median([r["top_confidence"] for r in answerable if r["rank"] == 1]),
         "write_ms_p50": _median(out.write_ms),
@@ -335,28 +380,40 @@ def _fmt(value: float | None) -> str:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    print(f"Chinese/mixed recall through MCP stdio: {report['memories']} memories, {report['questions']} questions "
-          f"({report['seconds']} s, model {report['model']}, dates moved {report['shift_days']} days"
-          f"{', every write forced' if report['forced'] else ''})")
-    print(f"stored: {_fmt(report['stored'])} ({report['memories'] - len(report['not_stored'])}/{report['memories']}, "
-          f"{report['repeats']} taken as repeats, {report['redacted']} redacted)   write p50 {_fmt(report['write_ms_p50'])} ms, "
-          f"search p50 {_fmt(report['search_ms_p50'])} ms")
+    print(
+        f"Chinese/mixed recall through MCP stdio: {report['memories']} memories, {report['questions']} questions "
+        f"({report['seconds']} s, model {report['model']}, dates moved {report['shift_days']} days"
+        f"{', every write forced' if report['forced'] else ''})"
+    )
+    print(
+        f"stored: {_fmt(report['stored'])} ({report['memories'] - len(report['not_stored'])}/{report['memories']}, "
+        f"{report['repeats']} taken as repeats, {report['redacted']} redacted)   "
+        f"write p50 {_fmt(report['write_ms_p50'])} ms, "
+        f"search p50 {_fmt(report['search_ms_p50'])} ms"
+    )
     print(f"\n  {'category':<14}{'n':>4}{'R@1':>8}{'R@5':>8}{'R@10':>8}")
-    blocks = [("all", report["overall"]), *report["by_category"].items(),
-              *((f"asked in {lang}", block) for lang, block in report["by_question_language"].items())]
+    blocks = [
+        ("all", report["overall"]),
+        *report["by_category"].items(),
+        *((f"asked in {lang}", block) for lang, block in report["by_question_language"].items()),
+    ]
     for name, block in blocks:
         print(f"  {name:<14}{block['n']:>4}" + "".join(f"{_fmt(block[f'r@{k}']):>8}" for k in KS))
     un = report["unanswerable"]
     print(f"\nnewer fact first: {_fmt(report['newer_first'])}   (older also listed: {_fmt(report['older_listed'])})")
     per_lang = ", ".join(f"{lang} {_fmt(v)}" for lang, v in un["flagged_by_language"].items())
-    print(f"unanswerable flagged as nothing relevant: {_fmt(un['flagged'])} of {un['n']} ({per_lang});  "
-          f"answerable wrongly flagged: {_fmt(un['answerable_wrongly_flagged'])}")
+    print(
+        f"unanswerable flagged as nothing relevant: {_fmt(un['flagged'])} of {un['n']} ({per_lang});  "
+        f"answerable wrongly flagged: {_fmt(un['answerable_wrongly_flagged'])}"
+    )
     off = report["off_topic"]
     if off["n"]:
         print(f"off-topic flagged as nothing relevant: {_fmt(off['flagged'])} of {off['n']}")
-    print(f"top-1 relevance, median: unanswerable {_fmt(un['median_top_relevance'])}, answerable hits "
-          f"{_fmt(report['answerable_median_top_relevance'])};  confidence: unanswerable "
-          f"{_fmt(un['median_top_confidence'])}, answerable hits {_fmt(report['answerable_median_top_confidence'])}")
+    print(
+        f"top-1 relevance, median: unanswerable {_fmt(un['median_top_relevance'])}, answerable hits "
+        f"{_fmt(report['answerable_median_top_relevance'])};  confidence: unanswerable "
+        f"{_fmt(un['median_top_confidence'])}, answerable hits {_fmt(report['answerable_median_top_confidence'])}"
+    )
     if report["skipped"]:
         print(f"skipped (calendar dates do not survive the move): {', '.join(report['skipped'])}")
     if report["not_stored"]:
@@ -407,8 +464,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(1, f"zh_recall: the MCP server failed: {_cause(exc)}\n")
         model = model_in_use(env)
     report = score(data, outcome, skipped)
-    report.update(model=model, shift_days=shift.days, forced=args.force_store,
-                  seconds=round(time.perf_counter() - started, 1))
+    report.update(
+        model=model, shift_days=shift.days, forced=args.force_store, seconds=round(time.perf_counter() - started, 1)
+    )
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:

@@ -74,89 +74,190 @@ class Settings:
     file has that are not declared here (such as `paused` from older versions) are ignored on load."""
 
     write_threshold: float = setting(
-        0.6, low=0.0, high=1.0, step=0.05, section=RECALL, label="Keep a memory when its score reaches",
+        0.6,
+        low=0.0,
+        high=1.0,
+        step=0.05,
+        section=RECALL,
+        label="Keep a memory when its score reaches",
         help="A write is kept when its score (the weighted signals below) reaches this. "
-             "An explicit request to remember is always kept.")
+        "An explicit request to remember is always kept.",
+    )
     signal_weights: dict[str, float] = setting(
         {"density": 0.25, "novelty": 0.20, "relevance": 0.30, "emotion": 0.10, "explicit": 0.15},
-        keys={"density": "Information density", "novelty": "Novelty", "relevance": "Personal relevance",
-              "emotion": "Emotion", "explicit": "Asked to remember"},
-        low=0.0, high=1.0, some_positive=True, step=0.05, section=RECALL, label="weight",
-        help="How much this signal counts in a write's score; the weights count in proportion to their sum.")
+        keys={
+            "density": "Information density",
+            "novelty": "Novelty",
+            "relevance": "Personal relevance",
+            "emotion": "Emotion",
+            "explicit": "Asked to remember",
+        },
+        low=0.0,
+        high=1.0,
+        some_positive=True,
+        step=0.05,
+        section=RECALL,
+        label="weight",
+        help="How much this signal counts in a write's score; the weights count in proportion to their sum.",
+    )
     recall_half_life_days: float = setting(
-        14.0, low=0.0, low_open=True, high=3650, step=1.0, unit=" days", section=RECALL, label="Recency half-life",
-        help="In search ranking, a memory this many days old counts half as recent as a new one.")
+        14.0,
+        low=0.0,
+        low_open=True,
+        high=3650,
+        step=1.0,
+        unit=" days",
+        section=RECALL,
+        label="Recency half-life",
+        help="In search ranking, a memory this many days old counts half as recent as a new one.",
+    )
     # Similarities below are on each model's measured scale (core/model/calibration.py, `closeness`): 0 is as
     # close as unrelated texts land, 1 identical; typical paraphrases land near 0.78 for the models measured.
     # A duplicate must also say the same thing in nearly the same words with the same numbers
     # (overlap.same_statement), so this bar only has to rule out texts that are merely on one topic.
     duplicate_similarity: float = setting(
-        0.9, low=0.5, high=1.0, label="Duplicate similarity",
+        0.9,
+        low=0.5,
+        high=1.0,
+        label="Duplicate similarity",
         help="How alike (on the model's calibrated scale) a new write and a stored memory must be to be "
-             "taken as the same statement.")
+        "taken as the same statement.",
+    )
     working_ttl_hours: float = setting(
-        24.0, low=0.0, low_open=True, label="Working memory lasts",
-        help="Hours a working-memory note is kept before it expires.")
+        24.0,
+        low=0.0,
+        low_open=True,
+        label="Working memory lasts",
+        help="Hours a working-memory note is kept before it expires.",
+    )
     archive_after_days: int = setting(
-        30, low=0, high=3650, unit=" days", section=FORGETTING, label="Archive when unused for",
+        30,
+        low=0,
+        high=3650,
+        unit=" days",
+        section=FORGETTING,
+        label="Archive when unused for",
         help="An unpinned memory not used for this long is archived (cold storage, never deleted) "
-             "once its strength falls below the importance floor.")
+        "once its strength falls below the importance floor.",
+    )
     archive_importance_floor: float = setting(
-        0.3, low=0.0, high=1.0, step=0.05, section=FORGETTING, label="…and importance below",
-        help="The strength (importance, faded by disuse) under which an unused memory is archived.")
+        0.3,
+        low=0.0,
+        high=1.0,
+        step=0.05,
+        section=FORGETTING,
+        label="…and importance below",
+        help="The strength (importance, faded by disuse) under which an unused memory is archived.",
+    )
     decay_half_life_days: float = setting(
-        60.0, low=0.0, low_open=True, label="Decay half-life",
-        help="Days in which an unused memory's strength halves (twice as long for facts and procedures).")
+        60.0,
+        low=0.0,
+        low_open=True,
+        label="Decay half-life",
+        help="Days in which an unused memory's strength halves (twice as long for facts and procedures).",
+    )
     reinforcement_growth: float = setting(
-        2.0, low=1.0, label="Reinforcement growth",
-        help="A spaced re-use multiplies a memory's half-life by this (1: no reinforcement).")
+        2.0,
+        low=1.0,
+        label="Reinforcement growth",
+        help="A spaced re-use multiplies a memory's half-life by this (1: no reinforcement).",
+    )
     reinforcement_spacing_days: float = setting(
-        1.0, low=0.0, high=365, label="Reinforcement spacing",
-        help="Uses closer together than this many days count once.")
+        1.0,
+        low=0.0,
+        high=365,
+        label="Reinforcement spacing",
+        help="Uses closer together than this many days count once.",
+    )
     consolidation_similarity: float = setting(
-        0.75, low=0.5, high=1.0, label="Consolidation similarity",
-        help="Repeated episodic statements this alike (calibrated scale) become one fact.")
+        0.75,
+        low=0.5,
+        high=1.0,
+        label="Consolidation similarity",
+        help="Repeated episodic statements this alike (calibrated scale) become one fact.",
+    )
     consolidation_min_evidence: int = setting(
-        3, low=2, label="Consolidation evidence",
-        help="How many alike statements it takes to consolidate them into one fact.")
+        3,
+        low=2,
+        label="Consolidation evidence",
+        help="How many alike statements it takes to consolidate them into one fact.",
+    )
     maintenance_batch: int = setting(
-        500, low=1, high=100_000, label="Maintenance batch",
-        help="Memories per short transaction; maintenance can stop between batches.")
+        500,
+        low=1,
+        high=100_000,
+        label="Maintenance batch",
+        help="Memories per short transaction; maintenance can stop between batches.",
+    )
     capacity_per_client: int = setting(
-        0, low=0, high=10_000_000, zero_means="no limit", section=FORGETTING, label="Memories per client",
-        help="Above this many active memories, maintenance archives a client's weakest ones (0: no limit).")
+        0,
+        low=0,
+        high=10_000_000,
+        zero_means="no limit",
+        section=FORGETTING,
+        label="Memories per client",
+        help="Above this many active memories, maintenance archives a client's weakest ones (0: no limit).",
+    )
     assistants_purge_any: bool = setting(
-        False, section=PRIVACY,
+        False,
+        section=PRIVACY,
         label="Let assistants delete for good any memory they can see, not only their own",
         help="Off by default: an assistant can purge (delete for good) only what it wrote, by id. Anything "
-             "else it can only archive, and you can undo that from the timeline.")
+        "else it can only archive, and you can undo that from the timeline.",
+    )
     idle_minutes: int = setting(
-        10, low=1, high=240, unit=" min", section=SERVER, label="Maintenance after idle for",
-        help="Maintenance starts once you have been away from the computer this long, and stops when you "
-             "come back.")
+        10,
+        low=1,
+        high=240,
+        unit=" min",
+        section=SERVER,
+        label="Maintenance after idle for",
+        help="Maintenance starts once you have been away from the computer this long, and stops when you come back.",
+    )
     maintenance_every_hours: int = setting(
-        24, low=1, high=24 * 14, unit=" h", section=SERVER, label="At most once every",
-        help="The shortest time between two maintenance runs started by idleness.")
+        24,
+        low=1,
+        high=24 * 14,
+        unit=" h",
+        section=SERVER,
+        label="At most once every",
+        help="The shortest time between two maintenance runs started by idleness.",
+    )
     http_port: int = setting(
-        8765, low=1, high=65535, section=SERVER, label="MCP HTTP port (127.0.0.1)",
+        8765,
+        low=1,
+        high=65535,
+        section=SERVER,
+        label="MCP HTTP port (127.0.0.1)",
         help="The port of the MCP server for assistants that connect over HTTP (on this computer only); "
-             "the server restarts on the new port. Assistants set up with the old port need the new one.")
+        "the server restarts on the new port. Assistants set up with the old port need the new one.",
+    )
     embedding_model: str | None = setting(
-        None, section=MODEL, label="Embedding model",
+        None,
+        section=MODEL,
+        label="Embedding model",
         help="The path of a GGUF embedding model, or none for the built-in one. A new model re-embeds every "
-             "memory in the background; search keeps working meanwhile.")
+        "memory in the background; search keeps working meanwhile.",
+    )
     # Secrets are always redacted. Personal identifiers (resident ID/身份证, passport, IBAN and phone
     # numbers) are kept by default, because people ask assistants to remember them; True redacts them too.
     redact_personal_ids: bool = setting(
-        False, section=PRIVACY, label="Also redact personal ID, passport, IBAN and phone numbers",
+        False,
+        section=PRIVACY,
+        label="Also redact personal ID, passport, IBAN and phone numbers",
         help="Off by default: assistants may keep them when asked to remember them. Passwords, keys and "
-             "tokens are always redacted.")
+        "tokens are always redacted.",
+    )
 
     encrypt_memory_file: bool = setting(
-        True, section=PRIVACY, label="Encrypt the memory file", effect=Effect.NEXT_START,
+        True,
+        section=PRIVACY,
+        label="Encrypt the memory file",
+        effect=Effect.NEXT_START,
         help="On by default: the memory file is encrypted with a key kept in the OS keyring, and a plain file "
-             "is encrypted at the next start. Off: a new memory file is made plain (an encrypted one stays "
-             "encrypted).")
+        "is encrypted at the next start. Off: a new memory file is made plain (an encrypted one stays "
+        "encrypted).",
+    )
 
     def validate(self) -> Settings:
         """Check every option (raises InvalidInput naming the option and the problem); a whole float

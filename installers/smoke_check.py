@@ -57,8 +57,14 @@ def folder_size(folder: Path) -> int:
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "QT_", "VIRTUAL_ENV"))}
-    env.update(TOKEN_ENV, HINDSIGHT_DATA_DIR=str(home / "data"), HINDSIGHT_CONFIG_DIR=str(home / "config"),
-               HOME=str(home), XDG_RUNTIME_DIR=str(home / "run"), **extra)
+    env.update(
+        TOKEN_ENV,
+        HINDSIGHT_DATA_DIR=str(home / "data"),
+        HINDSIGHT_CONFIG_DIR=str(home / "config"),
+        HOME=str(home),
+        XDG_RUNTIME_DIR=str(home / "run"),
+        **extra,
+    )
     (home / "run").mkdir(mode=0o700, parents=True, exist_ok=True)
     return env
 
@@ -94,8 +100,11 @@ def check_contents(app: Path, exe: Path) -> None:
 
 def check_linked(internal: Path) -> None:
     """The libraries that must load resolve inside the bundle (as the bootloader sets the search path)."""
-    must = [*(internal / "llama_cpp" / "lib").glob("*.so*"), *(internal / "sqlite_vec").glob("*.so"),
-            *(internal / "PySide6" / "Qt" / "plugins" / "platforms").glob("libq*.so")]
+    must = [
+        *(internal / "llama_cpp" / "lib").glob("*.so*"),
+        *(internal / "sqlite_vec").glob("*.so"),
+        *(internal / "PySide6" / "Qt" / "plugins" / "platforms").glob("libq*.so"),
+    ]
     env = {**os.environ, "LD_LIBRARY_PATH": str(internal)}
     for lib in must:
         out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, env=env).stdout
@@ -119,8 +128,10 @@ def check_version(exe: Path, home: Path, version: str) -> None:
     times = []
     for _ in range(3):
         seconds, done = timed([str(exe), "--version"], env_for(home))
-        check(done.returncode == 0 and done.stdout.strip() == f"{APP_NAME} {version}",
-              f"--version printed {done.stdout!r} {done.stderr[-500:]!r}")
+        check(
+            done.returncode == 0 and done.stdout.strip() == f"{APP_NAME} {version}",
+            f"--version printed {done.stdout!r} {done.stderr[-500:]!r}",
+        )
         times.append(seconds)
     results["--version"] = f"{times[0]:.2f} s first, {min(times):.2f} s best of 3"
 
@@ -130,8 +141,10 @@ async def _http_round_trip(url: str, token: str) -> dict[str, Any]:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
-            Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+    async with (
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
         tools = [t.name for t in (await client.list_tools()).tools]
         answered = time.perf_counter()
         wrote = await client.call_tool("memory_write", {"content": MEMORY, "type": "fact"})
@@ -167,14 +180,16 @@ def stop(proc: subprocess.Popen) -> str:
 
 def check_serve(exe: Path, home: Path) -> None:
     env = env_for(home)
-    done = subprocess.run([str(exe), "--json", "clients", "add", "smoke"], env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [str(exe), "--json", "clients", "add", "smoke"], env=env, capture_output=True, text=True, timeout=120
+    )
     check(done.returncode == 0, f"clients add failed: {done.stderr}")
     token = json.loads(done.stdout)["token"]
     port = free_port()
     started = time.perf_counter()
-    proc = subprocess.Popen([str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         wait_for_port(port, proc)
         trip = anyio.run(_http_round_trip, f"http://127.0.0.1:{port}/mcp", token)
@@ -224,8 +239,10 @@ def _probe(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     lines = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.strip()}
     stamps = {key: float(lines[key][1]) for key in ("tray-ready", "memory-ready") if key in lines}
     running = "state=running" in lines.get("memory-ready", [])
-    check(done.returncode == 0 and len(stamps) == 2 and running,
-          f"the app did not reach tray and memory ready ({done.returncode}):\n{done.stdout}\n{done.stderr[-2000:]}")
+    check(
+        done.returncode == 0 and len(stamps) == 2 and running,
+        f"the app did not reach tray and memory ready ({done.returncode}):\n{done.stdout}\n{done.stderr[-2000:]}",
+    )
     check("Traceback" not in done.stderr, f"the app wrote a traceback:\n{done.stderr[-2000:]}")
     return stamps["tray-ready"] - started, stamps["memory-ready"] - started
 
@@ -265,8 +282,12 @@ def _post_status(url: str) -> int:
     import urllib.request
 
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "content-type": "application/json", "accept": "application/json, text/event-stream"})
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status
@@ -288,8 +309,7 @@ def check_install(package: Path, home: Path, version: str) -> None:
     check(target == str(home / "local" / "opt" / APP_NAME / APP_NAME), f"the menu entry runs {exec_line!r}")
     ran = subprocess.run([str(command), "--version"], env=env, capture_output=True, text=True)
     check(ran.stdout.strip() == f"{APP_NAME} {version}", f"the installed command printed {ran.stdout!r}")
-    done = subprocess.run(["bash", str(package / "install.sh"), "--uninstall"], env=env, capture_output=True,
-                          text=True)
+    done = subprocess.run(["bash", str(package / "install.sh"), "--uninstall"], env=env, capture_output=True, text=True)
     check(done.returncode == 0 and not command.exists() and not entry.exists(), "uninstall left files behind")
     results["install.sh / --uninstall"] = "ok (temporary ~/.local)"
 
@@ -305,12 +325,14 @@ def main() -> int:
     if args.tarball:
         results["tarball"] = mib(args.tarball.stat().st_size)
     results["unpacked app folder"] = mib(folder_size(args.app))
-    steps = [("contents", lambda h: check_contents(args.app, exe)),
-             ("--version", lambda h: check_version(exe, h, args.version)),
-             ("serve + MCP over HTTP", lambda h: check_serve(exe, h)),
-             ("stdio MCP", lambda h: check_stdio(exe, h)),
-             ("GUI offscreen", lambda h: check_gui(exe, h)),
-             ("GUI on X11", lambda h: check_gui_xcb(exe, h))]
+    steps = [
+        ("contents", lambda h: check_contents(args.app, exe)),
+        ("--version", lambda h: check_version(exe, h, args.version)),
+        ("serve + MCP over HTTP", lambda h: check_serve(exe, h)),
+        ("stdio MCP", lambda h: check_stdio(exe, h)),
+        ("GUI offscreen", lambda h: check_gui(exe, h)),
+        ("GUI on X11", lambda h: check_gui_xcb(exe, h)),
+    ]
     if args.package:
         steps.append(("install.sh", lambda h: check_install(args.package, h / "install-home", args.version)))
     home = Path(tempfile.mkdtemp(prefix="hindsight-smoke-"))

@@ -55,7 +55,8 @@ def look(engine: MemoryEngine, registry: Any, since_event: int) -> Look:
         latest.setdefault(e.client, e.at)
     return Look(
         last_event=max((e.id for e in events), default=since_event),
-        searches=int(engine.stats()["searches"]), paused=engine.is_paused(),
+        searches=int(engine.stats()["searches"]),
+        paused=engine.is_paused(),
         clients=sorted({e.client for e in newer}),
         seen_today=sorted({e.client for e in events if e.at >= day_ago}),
         registered=[c.name for c in registry.list() if c.active] if registry is not None else [],
@@ -68,9 +69,16 @@ class ActivityWatch(QObject):
     new_client = Signal(str)  # a client used memory for the first time ever
     clients = Signal(object)  # ClientsSeen, when it changes
 
-    def __init__(self, backend: Backend, state: AppState, save_state: Callable[[], None],
-                 interval_ms: int = 15_000, parent: QObject | None = None, presence_interval_ms: int = 3_000,
-                 recent: timedelta = RECENT) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        state: AppState,
+        save_state: Callable[[], None],
+        interval_ms: int = 15_000,
+        parent: QObject | None = None,
+        presence_interval_ms: int = 3_000,
+        recent: timedelta = RECENT,
+    ) -> None:
         super().__init__(parent)
         self.backend, self.state, self.save_state = backend, state, save_state
         self.recent = recent
@@ -102,8 +110,14 @@ class ActivityWatch(QObject):
             return
         self._busy = True
         since = self._last.last_event if self._last else 0
-        self.backend.call(look, self.backend.registry, since, name="activity", on_done=self._looked,
-                          on_error=lambda exc: setattr(self, "_busy", False))
+        self.backend.call(
+            look,
+            self.backend.registry,
+            since,
+            name="activity",
+            on_done=self._looked,
+            on_error=lambda exc: setattr(self, "_busy", False),
+        )
 
     def _looked(self, now: Look) -> None:
         self._busy = False
@@ -146,8 +160,11 @@ class ActivityWatch(QObject):
             return
         now = datetime.now(UTC)
         by_events = {c for c, at in self._last.last_event_at.items() if c != PERSON and now - at <= self.recent}
-        seen = ClientsSeen(connected=tuple(sorted(set(live) | by_events)),
-                           registered=tuple(self._last.registered), seen_today=tuple(self._last.seen_today))
+        seen = ClientsSeen(
+            connected=tuple(sorted(set(live) | by_events)),
+            registered=tuple(self._last.registered),
+            seen_today=tuple(self._last.seen_today),
+        )
         if seen != self._shown:
             self._shown = seen
             self.clients.emit(seen)

@@ -33,16 +33,25 @@ def entry_path(platform: str = sys.platform, home: Path | None = None) -> Path |
 
 
 def desktop_entry(command: list[str]) -> str:
-    return "\n".join([
-        "[Desktop Entry]", "Type=Application", "Name=Hindsight Desktop",
-        "Comment=Private long-term memory for your AI assistants", f"Exec={shlex.join(command)}",
-        f"Icon={APP_ID}", "Terminal=false", "X-GNOME-Autostart-enabled=true", "",
-    ])
+    return "\n".join(
+        [
+            "[Desktop Entry]",
+            "Type=Application",
+            "Name=Hindsight Desktop",
+            "Comment=Private long-term memory for your AI assistants",
+            f"Exec={shlex.join(command)}",
+            f"Icon={APP_ID}",
+            "Terminal=false",
+            "X-GNOME-Autostart-enabled=true",
+            "",
+        ]
+    )
 
 
 def launch_agent(command: list[str]) -> bytes:
-    return plistlib.dumps({"Label": LABEL, "ProgramArguments": command, "RunAtLoad": True,
-                           "ProcessType": "Interactive"})
+    return plistlib.dumps(
+        {"Label": LABEL, "ProgramArguments": command, "RunAtLoad": True, "ProcessType": "Interactive"}
+    )
 
 
 def is_enabled(platform: str = sys.platform, home: Path | None = None) -> bool:
@@ -59,8 +68,9 @@ def is_enabled(platform: str = sys.platform, home: Path | None = None) -> bool:
     return path is not None and path.is_file()
 
 
-def set_enabled(enabled: bool, platform: str = sys.platform, home: Path | None = None,
-                command: list[str] | None = None) -> Path | None:
+def set_enabled(
+    enabled: bool, platform: str = sys.platform, home: Path | None = None, command: list[str] | None = None
+) -> Path | None:
     """Add or remove the entry; returns the file written (None for the registry or when removed)."""
     command = command or launch_command()  # an absolute path: login sessions lack the user's PATH
     if platform == "win32":

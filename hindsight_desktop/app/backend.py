@@ -52,8 +52,16 @@ class Backend(QObject):
     server_changed = Signal()
     job_started = Signal(object, str)  # a long job with progress (Task, what it does): the job bar follows it
 
-    def __init__(self, paths: AppPaths, settings: Settings, workers: Workers, *, embedder: Any = None,
-                 serve: bool = True, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        paths: AppPaths,
+        settings: Settings,
+        workers: Workers,
+        *,
+        embedder: Any = None,
+        serve: bool = True,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.paths = paths
         self.settings = settings
@@ -79,8 +87,7 @@ class Backend(QObject):
     # ---- opening -------------------------------------------------------------------------------
     def start(self) -> Task:
         self._set_state()
-        return self.workers.submit(self._open, name="open memory", on_done=self._opened,
-                                   on_error=self._open_failed)
+        return self.workers.submit(self._open, name="open memory", on_done=self._opened, on_error=self._open_failed)
 
     def _open(self) -> _Opened:
         from hindsight_desktop.core.clients import ClientBook
@@ -104,8 +111,9 @@ class Backend(QObject):
         server, problem = self._start_server(engine, registry, self.settings.http_port)
         return _Opened(engine, registry, engine.is_paused(), server, problem)
 
-    def _start_server(self, engine: MemoryEngine, registry: ClientRegistry,
-                      port: int) -> tuple[HttpServer | None, str | None]:
+    def _start_server(
+        self, engine: MemoryEngine, registry: ClientRegistry, port: int
+    ) -> tuple[HttpServer | None, str | None]:
         if not self.serve:
             return None, None
         from hindsight_desktop.core.errors import HindsightError
@@ -174,18 +182,30 @@ class Backend(QObject):
             self.paused_changed.emit(paused)
 
     # ---- work ----------------------------------------------------------------------------------
-    def call(self, fn: Callable[..., Any], *args: Any, name: str = "", progress: bool = False,
-             on_done: Callable[[Any], None] | None = None,
-             on_error: Callable[[BaseException], None] | None = None, **kwargs: Any) -> Task:
+    def call(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        name: str = "",
+        progress: bool = False,
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        **kwargs: Any,
+    ) -> Task:
         """Run `fn(engine, *args, **kwargs)` on a worker; the callbacks run on the main thread."""
         if self.engine is None:
             raise RuntimeError("memory is still opening")
-        return self.workers.submit(fn, self.engine, *args, name=name, progress=progress, on_done=on_done,
-                                   on_error=on_error, **kwargs)
+        return self.workers.submit(
+            fn, self.engine, *args, name=name, progress=progress, on_done=on_done, on_error=on_error, **kwargs
+        )
 
     def set_paused(self, paused: bool, on_error: Callable[[BaseException], None] | None = None) -> Task:
-        return self.call(lambda engine: engine.set_paused(paused), name="pause",
-                         on_done=lambda _: self.note_paused(paused), on_error=on_error)
+        return self.call(
+            lambda engine: engine.set_paused(paused),
+            name="pause",
+            on_done=lambda _: self.note_paused(paused),
+            on_error=on_error,
+        )
 
     def apply_settings(self, settings: Settings) -> list[str]:
         """Use new settings now where the engine allows it; returns the fields that wait for a restart."""
@@ -194,8 +214,11 @@ class Backend(QObject):
             self.engine.apply_settings(settings)
             if settings.embedding_model != old.embedding_model:
                 self.switch_model(settings.embedding_model)
-        waiting = [f.name for f in fields(Settings)
-                   if f.name in RESTART_FIELDS and getattr(old, f.name) != getattr(settings, f.name)]
+        waiting = [
+            f.name
+            for f in fields(Settings)
+            if f.name in RESTART_FIELDS and getattr(old, f.name) != getattr(settings, f.name)
+        ]
         if settings.http_port != old.http_port and self.engine is not None and self.serve:
             self.restart_server()
         return waiting

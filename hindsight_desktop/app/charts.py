@@ -12,8 +12,11 @@ TITLE_H = 26
 
 def _colours(widget: QWidget) -> tuple[QColor, QColor, QColor]:
     pal = widget.palette()
-    return (pal.color(QPalette.ColorRole.WindowText), pal.color(QPalette.ColorRole.PlaceholderText),
-            pal.color(QPalette.ColorRole.Highlight))
+    return (
+        pal.color(QPalette.ColorRole.WindowText),
+        pal.color(QPalette.ColorRole.PlaceholderText),
+        pal.color(QPalette.ColorRole.Highlight),
+    )
 
 
 class _Chart(QWidget):
@@ -44,8 +47,11 @@ class _Chart(QWidget):
         p.setFont(self.font())
         if self.note:
             p.setPen(muted)
-            p.drawText(QRectF(PAD, self.height() - 24, self.width() - 2 * PAD, 20),
-                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, self.note)
+            p.drawText(
+                QRectF(PAD, self.height() - 24, self.width() - 2 * PAD, 20),
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                self.note,
+            )
 
 
 class BarChart(_Chart):
@@ -75,14 +81,20 @@ class BarChart(_Chart):
         for i, (label, value) in enumerate(self.items):
             y = TITLE_H + 14 + i * self.ROW
             p.setPen(text)
-            p.drawText(QRectF(PAD, y, label_w - 8, self.ROW), Qt.AlignmentFlag.AlignVCenter,
-                       p.fontMetrics().elidedText(label, Qt.TextElideMode.ElideRight, label_w - 8))
+            p.drawText(
+                QRectF(PAD, y, label_w - 8, self.ROW),
+                Qt.AlignmentFlag.AlignVCenter,
+                p.fontMetrics().elidedText(label, Qt.TextElideMode.ElideRight, label_w - 8),
+            )
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(accent)
             p.drawRoundedRect(QRectF(PAD + label_w, y + 5, max(2.0, bar_w * value / top), self.ROW - 10), 3, 3)
             p.setPen(muted)
-            p.drawText(QRectF(PAD + label_w + bar_w + 6, y, value_w - 6, self.ROW), Qt.AlignmentFlag.AlignVCenter,
-                       f"{value:,.0f}")
+            p.drawText(
+                QRectF(PAD + label_w + bar_w + 6, y, value_w - 6, self.ROW),
+                Qt.AlignmentFlag.AlignVCenter,
+                f"{value:,.0f}",
+            )
         p.end()
 
 
@@ -96,15 +108,19 @@ class ColumnChart(_Chart):
         p = QPainter(self)
         self._frame(p)
         text, muted, accent = _colours(self)
-        area = QRectF(PAD + 34, TITLE_H + 16, self.width() - 2 * PAD - 40, self.height() - TITLE_H - 52
-                      - (18 if self.note else 0))
+        area = QRectF(
+            PAD + 34, TITLE_H + 16, self.width() - 2 * PAD - 40, self.height() - TITLE_H - 52 - (18 if self.note else 0)
+        )
         top = max((v for _, v in self.items), default=0) or 1.0
         p.setPen(QColor(muted.red(), muted.green(), muted.blue(), 70))
         for k in range(3):  # gridlines at 0, half, top
             y = area.bottom() - area.height() * k / 2
             p.drawLine(int(area.left()), int(y), int(area.right()), int(y))
-            p.drawText(QRectF(PAD - 4, y - 9, 34, 18), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                       f"{top * k / 2:,.0f}")
+            p.drawText(
+                QRectF(PAD - 4, y - 9, 34, 18),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                f"{top * k / 2:,.0f}",
+            )
         if not self.items:
             return
         slot = area.width() / len(self.items)
@@ -117,8 +133,11 @@ class ColumnChart(_Chart):
             p.drawRoundedRect(QRectF(area.left() + i * slot + slot * 0.18, area.bottom() - h, slot * 0.64, h), 2, 2)
             if (last - i) % every == 0:  # counted from the newest, so the latest column is always named
                 p.setPen(muted)
-                p.drawText(QRectF(area.left() + i * slot - 30 + slot / 2, area.bottom() + 4, 60, 16),
-                           Qt.AlignmentFlag.AlignHCenter, label)
+                p.drawText(
+                    QRectF(area.left() + i * slot - 30 + slot / 2, area.bottom() + 4, 60, 16),
+                    Qt.AlignmentFlag.AlignHCenter,
+                    label,
+                )
         p.end()
 
 

@@ -23,7 +23,9 @@ def token_for(registry: Any, name: str) -> tuple[str, str | None]:
     return token, saved.warning if saved is not None else None
 
 
-def target(registry: Any, data_dir: Path, port: int, kind_key: str, name: str | None = None) -> tuple[Any, Any, str | None]:
+def target(
+    registry: Any, data_dir: Path, port: int, kind_key: str, name: str | None = None
+) -> tuple[Any, Any, str | None]:
     """(client kind, snippet target, warning) for one kind of client."""
     from hindsight_desktop.mcp import client_config
     from hindsight_desktop.mcp.http_server import LOOPBACK, MCP_PATH
@@ -31,8 +33,13 @@ def target(registry: Any, data_dir: Path, port: int, kind_key: str, name: str | 
     kind = client_config.kind(kind_key)
     client = name or kind.key
     token, warning = (None, None) if kind.stdio else token_for(registry, client)
-    where = client_config.Target(url=f"http://{LOOPBACK}:{port}{MCP_PATH}", token=token, client=client,
-                                 data_dir=Path(data_dir).resolve(), command=client_config.launch_command())
+    where = client_config.Target(
+        url=f"http://{LOOPBACK}:{port}{MCP_PATH}",
+        token=token,
+        client=client,
+        data_dir=Path(data_dir).resolve(),
+        command=client_config.launch_command(),
+    )
     return kind, where, warning
 
 

@@ -70,9 +70,11 @@ class ClientsTab(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(copy)
         buttons.addWidget(install)
-        self.note = QLabel("Each assistant gets its own token, kept in the OS keyring. Copy set-up puts the "
-                           "exact snippet on the clipboard; Install merges it into the client's config file "
-                           "(keeping a backup).")
+        self.note = QLabel(
+            "Each assistant gets its own token, kept in the OS keyring. Copy set-up puts the "
+            "exact snippet on the clipboard; Install merges it into the client's config file "
+            "(keeping a backup)."
+        )
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
@@ -87,8 +89,12 @@ class ClientsTab(QWidget):
             self.message.emit("Memory is still opening; try again in a moment.")
             return None
         registry = self.backend.registry
-        return self.backend.workers.submit(lambda: fn(registry, *args), name=name, on_done=done,
-                                           on_error=lambda exc: self.message.emit(f"Could not {name}: {exc}"))
+        return self.backend.workers.submit(
+            lambda: fn(registry, *args),
+            name=name,
+            on_done=done,
+            on_error=lambda exc: self.message.emit(f"Could not {name}: {exc}"),
+        )
 
     def refresh(self) -> Task | None:
         return self._registry_call(lambda r: r.list(), done=self._fill, name="list clients")
@@ -133,14 +139,20 @@ class ClientsTab(QWidget):
         return self._registry_call(lambda r: r.add(name, rotate=rotate), done=added, name="add the client")
 
     def revoke_client(self, name: str) -> Task | None:
-        return self._registry_call(lambda r: r.revoke(name), name="revoke the client",
-                                   done=lambda _rec: (self.message.emit(f"Revoked {name}: its token stopped working."),
-                                                      self.refresh()))
+        return self._registry_call(
+            lambda r: r.revoke(name),
+            name="revoke the client",
+            done=lambda _rec: (self.message.emit(f"Revoked {name}: its token stopped working."), self.refresh()),
+        )
 
     def _show_token(self, name: str, token: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "Client token",
-                          f"{name} can now connect with this token. It is also copied to the clipboard.\n\n{token}",
-                          QMessageBox.StandardButton.Ok, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "Client token",
+            f"{name} can now connect with this token. It is also copied to the clipboard.\n\n{token}",
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
         QGuiApplication.clipboard().setText(token)
         box.open()  # not exec(): the dialog never blocks other work
 
@@ -152,8 +164,11 @@ class ClientsTab(QWidget):
             self.message.emit(f"Copied. {setup.note}" + (f"\n{setup.warning}" if setup.warning else ""))
             self.refresh()
 
-        return self._registry_call(lambda r: setup_snippet(r, self.backend.paths.data_dir, port, kind_key),
-                                   done=copied, name="make the snippet")
+        return self._registry_call(
+            lambda r: setup_snippet(r, self.backend.paths.data_dir, port, kind_key),
+            done=copied,
+            name="make the snippet",
+        )
 
     def install(self, kind_key: str) -> Task | None:
         port = self.backend.settings.http_port
@@ -163,5 +178,6 @@ class ClientsTab(QWidget):
             self.message.emit(f"Installed into {where}. Restart the client to connect.")
             self.refresh()
 
-        return self._registry_call(lambda r: install_client(r, self.backend.paths.data_dir, port, kind_key),
-                                   done=installed, name="install")
+        return self._registry_call(
+            lambda r: install_client(r, self.backend.paths.data_dir, port, kind_key), done=installed, name="install"
+        )

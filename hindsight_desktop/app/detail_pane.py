@@ -21,9 +21,18 @@ if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs)
     from hindsight_desktop.core.engine import MemoryEngine
 
 MAX_LINKS = 20
-EVENT_WORDS = {"write": "remembered", "reinforce": "repeated", "supersede": "replaced an older memory",
-               "edit": "edited", "link": "linked", "forget": "forgotten", "restore": "restored",
-               "purge": "purged", "merge": "merged a duplicate", "pin": "pinned"}
+EVENT_WORDS = {
+    "write": "remembered",
+    "reinforce": "repeated",
+    "supersede": "replaced an older memory",
+    "edit": "edited",
+    "link": "linked",
+    "forget": "forgotten",
+    "restore": "restored",
+    "purge": "purged",
+    "merge": "merged a duplicate",
+    "pin": "pinned",
+}
 
 
 @dataclass(frozen=True)
@@ -78,9 +87,11 @@ def _batch_of(engine: MemoryEngine, memory_id: str, events: list[Event]) -> Batc
 
 def _batch_html(batch: Batch) -> str:
     who = "You" if batch.by in PERSON_WRITERS else fmt.esc(batch.by)
-    return (f"<p>{who} archived this with {fmt.count(batch.size - 1, 'other memory')} in one forget, "
-            f"{fmt.esc(fmt.when(batch.at))}. <a href='batch:{fmt.esc(batch.id)}'>Restore all "
-            f"{batch.size:,} memories of that forget</a></p>")
+    return (
+        f"<p>{who} archived this with {fmt.count(batch.size - 1, 'other memory')} in one forget, "
+        f"{fmt.esc(fmt.when(batch.at))}. <a href='batch:{fmt.esc(batch.id)}'>Restore all "
+        f"{batch.size:,} memories of that forget</a></p>"
+    )
 
 
 def _event_line(e: Event) -> str:
@@ -90,30 +101,45 @@ def _event_line(e: Event) -> str:
         changed = [k for k in detail if k not in ("previous_content",)]
         what += f" ({', '.join(changed)})" if changed else ""
     elif e.kind == "forget":
-        what = "purged" if detail.get("mode") == "purge" else f"archived{' (' + str(detail['why']) + ')' if detail.get('why') else ''}"
+        what = (
+            "purged"
+            if detail.get("mode") == "purge"
+            else f"archived{' (' + str(detail['why']) + ')' if detail.get('why') else ''}"
+        )
     elif e.kind == "write" and "layer" in detail:
         what += f" as {detail['layer']}"
-    return f"<tr><td class=m>{fmt.esc(fmt.when(e.at))}</td><td>{fmt.esc(what)}</td><td class=m>by {fmt.esc(e.client)}</td></tr>"
+    return (
+        f"<tr><td class=m>{fmt.esc(fmt.when(e.at))}</td><td>{fmt.esc(what)}</td>"
+        f"<td class=m>by {fmt.esc(e.client)}</td></tr>"
+    )
 
 
 def render_html(m: Memory, extras: Extras | None, muted: str, accent: str) -> str:
     """The pane's page. Plain HTML that QTextBrowser renders (its CSS subset)."""
-    style = (f"<style>td{{padding:2px 10px 2px 0}} .m{{color:{muted}}} h3{{margin:14px 0 4px 0}}"
-             f" a{{color:{accent};text-decoration:none}}</style>")
+    style = (
+        f"<style>td{{padding:2px 10px 2px 0}} .m{{color:{muted}}} h3{{margin:14px 0 4px 0}}"
+        f" a{{color:{accent};text-decoration:none}}</style>"
+    )
     flags = [m.type, m.layer, m.status] + (["pinned"] if m.pinned else []) + ([m.scope] if m.scope == "private" else [])
     parts = [style, f"<p style='font-size:15px;line-height:140%'>{fmt.esc(m.content).replace(chr(10), '<br>')}</p>"]
     if m.summary:
         parts.append(f"<p class=m><i>{fmt.esc(m.summary)}</i></p>")
     parts.append(f"<p class=m>{' · '.join(fmt.esc(f) for f in flags)} · importance {m.importance:.2f}</p>")
-    rows = [("Written by", f"{m.client}, {fmt.when(m.created_at)}"), ("Happened", fmt.when(m.occurred_at)),
-            ("Recalled", f"{m.access_count} times, last {fmt.when(m.last_accessed_at)}")]
+    rows = [
+        ("Written by", f"{m.client}, {fmt.when(m.created_at)}"),
+        ("Happened", fmt.when(m.occurred_at)),
+        ("Recalled", f"{m.access_count} times, last {fmt.when(m.last_accessed_at)}"),
+    ]
     if m.updated_at and m.updated_at != m.created_at:
         rows.append(("Changed", fmt.when(m.updated_at)))
     if m.superseded_by:
         rows.append(("Replaced by", f"<a href='memory:{fmt.esc(m.superseded_by)}'>{fmt.esc(m.superseded_by)}</a>"))
     rows.append(("Id", m.id))
-    parts.append("<table>" + "".join(
-        f"<tr><td class=m>{k}</td><td>{v if k == 'Replaced by' else fmt.esc(v)}</td></tr>" for k, v in rows) + "</table>")
+    parts.append(
+        "<table>"
+        + "".join(f"<tr><td class=m>{k}</td><td>{v if k == 'Replaced by' else fmt.esc(v)}</td></tr>" for k, v in rows)
+        + "</table>"
+    )
     if m.entities:
         chips = " &nbsp; ".join(f"{fmt.esc(e.text)} <span class=m>({fmt.esc(e.kind)})</span>" for e in m.entities)
         parts.append(f"<h3>Mentions</h3><p>{chips}</p>")
@@ -127,8 +153,10 @@ def render_html(m: Memory, extras: Extras | None, muted: str, accent: str) -> st
         for link in extras.links:
             other = link.target_id if link.source_id == m.id else link.source_id
             arrow = "→" if link.source_id == m.id else "←"
-            items.append(f"<tr><td class=m>{fmt.esc(link.type)} {arrow}</td><td><a href='memory:{fmt.esc(other)}'>"
-                         f"{fmt.esc(extras.previews.get(other, other))}</a></td></tr>")
+            items.append(
+                f"<tr><td class=m>{fmt.esc(link.type)} {arrow}</td><td><a href='memory:{fmt.esc(other)}'>"
+                f"{fmt.esc(extras.previews.get(other, other))}</a></td></tr>"
+            )
         parts.append(f"<h3>Links</h3><table>{''.join(items)}</table>")
     if extras.events:
         parts.append(f"<h3>History</h3><table>{''.join(_event_line(e) for e in extras.events)}</table>")
@@ -163,8 +191,13 @@ class DetailPane(QWidget):
             return
         self._render()
         wanted = memory.id
-        self.backend.call(load_extras, wanted, name="detail",
-                          on_done=lambda extras: self._extras(wanted, extras), on_error=lambda exc: None)
+        self.backend.call(
+            load_extras,
+            wanted,
+            name="detail",
+            on_done=lambda extras: self._extras(wanted, extras),
+            on_error=lambda exc: None,
+        )
 
     def _extras(self, memory_id: str, extras: Extras) -> None:
         if self.memory is not None and self.memory.id == memory_id:

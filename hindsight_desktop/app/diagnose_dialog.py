@@ -48,9 +48,12 @@ def check_lines(check: dict[str, Any]) -> list[str]:
 def report_text(report: dict[str, Any]) -> str:
     """The report as plain text, headed by what a bug report needs to know."""
     frozen = "installed app" if getattr(sys, "frozen", False) else "Python package"
-    head = [f"Hindsight Desktop {__version__} ({frozen}), Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()} {platform.machine()}",
-            f"Checked {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}", ""]
+    head = [
+        f"Hindsight Desktop {__version__} ({frozen}), Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()} {platform.machine()}",
+        f"Checked {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
+        "",
+    ]
     body = [line for check in report["checks"] for line in check_lines(check)]
     failed = sum(state_of(c) == "FAIL" for c in report["checks"])
     tail = ["", "All checks passed." if not failed else f"{failed} check(s) failed."]
@@ -97,8 +100,14 @@ class DiagnoseDialog(QDialog):
         # Before the memory has opened (or when it failed to) the doctor opens its own: that is
         # exactly when a diagnosis is wanted.
         self.task = self.backend.workers.submit(
-            doctor.run_doctor, self.paths.data_dir, self.backend.settings, engine=self.backend.engine,
-            name="diagnose", on_done=self._show, on_error=self._failed)
+            doctor.run_doctor,
+            self.paths.data_dir,
+            self.backend.settings,
+            engine=self.backend.engine,
+            name="diagnose",
+            on_done=self._show,
+            on_error=self._failed,
+        )
         return self.task
 
     def _show(self, report: dict[str, Any]) -> None:
@@ -109,8 +118,9 @@ class DiagnoseDialog(QDialog):
                 item.setForeground(QBrush(QColor(FAIL_COLOUR)))
             self.checks.addItem(item)
         failed = sum(state_of(c) == "FAIL" for c in report["checks"])
-        self.status.setText("Everything checks out." if not failed else
-                            f"{failed} check(s) failed: each says what to do about it.")
+        self.status.setText(
+            "Everything checks out." if not failed else f"{failed} check(s) failed: each says what to do about it."
+        )
         self.copy_button.setEnabled(True)
         self.again_button.setEnabled(True)
 

@@ -12,8 +12,7 @@ from hindsight_desktop.core.records import LAYERS, MemoryFilter
 
 # The types the write gate assigns; people may type any other label.
 KNOWN_TYPES = ("fact", "preference", "event", "plan", "instruction", "skill", "note")
-STATUS_CHOICES = {"Active": ("active",), "Archived": ("archived",), "Superseded": ("superseded",),
-                  "Any status": ()}
+STATUS_CHOICES = {"Active": ("active",), "Archived": ("archived",), "Superseded": ("superseded",), "Any status": ()}
 ANY = "Any"
 
 
@@ -59,8 +58,17 @@ class FilterBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
         layout.addWidget(QLabel("Show"))
-        for widget in (self.layer, self.type, self.client, self.status, self.use_since, self.since,
-                       self.use_until, self.until, self.pinned):
+        for widget in (
+            self.layer,
+            self.type,
+            self.client,
+            self.status,
+            self.use_since,
+            self.since,
+            self.use_until,
+            self.until,
+            self.pinned,
+        ):
             layout.addWidget(widget)
         layout.addStretch(1)
         layout.addWidget(self.reset_button)
@@ -117,7 +125,10 @@ class FilterBar(QWidget):
 def search_arguments(f: MemoryFilter) -> dict[str, Any]:
     """The same filter as `engine.search` arguments; archived or superseded need a deep search."""
     return {
-        "layer": list(f.layers) or None, "type": list(f.types) or None, "since": f.since, "until": f.until,
+        "layer": list(f.layers) or None,
+        "type": list(f.types) or None,
+        "since": f.since,
+        "until": f.until,
         "written_by": f.written_by[0] if len(f.written_by) == 1 else None,
         "deep": not f.statuses or any(s != "active" for s in f.statuses),
     }

@@ -58,10 +58,22 @@ class MacIdle:
 class DBusIdle:
     """KDE and others: org.freedesktop.ScreenSaver.GetSessionIdleTime; GNOME: Mutter's IdleMonitor."""
 
-    CALLS = (("org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core",
-              "org.gnome.Mutter.IdleMonitor", "GetIdletime", 1000.0),
-             ("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver",
-              "org.freedesktop.ScreenSaver", "GetSessionIdleTime", 1.0))
+    CALLS = (
+        (
+            "org.gnome.Mutter.IdleMonitor",
+            "/org/gnome/Mutter/IdleMonitor/Core",
+            "org.gnome.Mutter.IdleMonitor",
+            "GetIdletime",
+            1000.0,
+        ),
+        (
+            "org.freedesktop.ScreenSaver",
+            "/org/freedesktop/ScreenSaver",
+            "org.freedesktop.ScreenSaver",
+            "GetSessionIdleTime",
+            1.0,
+        ),
+    )
 
     def __init__(self) -> None:
         from PySide6.QtDBus import QDBusConnection, QDBusInterface
@@ -95,8 +107,14 @@ class XScreenSaverIdle:
 
     def __init__(self) -> None:
         class Info(ctypes.Structure):
-            _fields_ = [("window", ctypes.c_ulong), ("state", ctypes.c_int), ("kind", ctypes.c_int),
-                        ("til_or_since", ctypes.c_ulong), ("idle", ctypes.c_ulong), ("eventMask", ctypes.c_ulong)]
+            _fields_ = [
+                ("window", ctypes.c_ulong),
+                ("state", ctypes.c_int),
+                ("kind", ctypes.c_int),
+                ("til_or_since", ctypes.c_ulong),
+                ("idle", ctypes.c_ulong),
+                ("eventMask", ctypes.c_ulong),
+            ]
 
         x11_name, xss_name = ctypes.util.find_library("X11"), ctypes.util.find_library("Xss")
         if not (x11_name and xss_name and os.environ.get("DISPLAY")):

@@ -45,8 +45,9 @@ def _probe(shell: Shell, app: QApplication) -> None:
     shell.backend.state_changed.connect(lambda s: s == "error" and not shell.backend.is_ready and app.quit())
 
 
-def run(argv: list[str] | None = None, *, config_dir: Path | None = None, data_dir: Path | None = None,
-        **shell_options: Any) -> int:
+def run(
+    argv: list[str] | None = None, *, config_dir: Path | None = None, data_dir: Path | None = None, **shell_options: Any
+) -> int:
     """Run the app until Quit. Returns the exit code (0 also when another instance was asked to show)."""
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("Hindsight Desktop")
@@ -85,7 +86,10 @@ def start_from_cli(parser: Any) -> int:
     """`hindsight-desktop` with no command (or `app`): the app, or the help where no screen exists."""
     if not has_display():
         parser.print_help()
-        print("\nerror: no graphical session (DISPLAY/WAYLAND_DISPLAY unset), so the desktop app cannot start; "
-              "use one of the commands above", file=sys.stderr)
+        print(
+            "\nerror: no graphical session (DISPLAY/WAYLAND_DISPLAY unset), so the desktop app cannot start; "
+            "use one of the commands above",
+            file=sys.stderr,
+        )
         return 1
     return run()

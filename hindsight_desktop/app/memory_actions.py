@@ -25,8 +25,10 @@ def confirm_purge(parent: QWidget | None, n: int) -> bool:
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Delete for good?")
     box.setText(f"Delete {fmt.count(n, 'memory')} for good?")
-    box.setInformativeText("This cannot be undone: the text, its links, history and index entries are "
-                           "removed from the memory file. To keep a way back, use Forget instead.")
+    box.setInformativeText(
+        "This cannot be undone: the text, its links, history and index entries are "
+        "removed from the memory file. To keep a way back, use Forget instead."
+    )
     delete = box.addButton("Delete for good", QMessageBox.ButtonRole.DestructiveRole)
     keep = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(keep)
@@ -65,8 +67,12 @@ class MemoryActions(QObject):
     failed = Signal(str)
     undo_changed = Signal(bool)
 
-    def __init__(self, backend: Backend, parent_widget: QWidget | None = None,
-                 confirm: Callable[[QWidget | None, int], bool] = confirm_purge) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        parent_widget: QWidget | None = None,
+        confirm: Callable[[QWidget | None, int], bool] = confirm_purge,
+    ) -> None:
         super().__init__(parent_widget)
         self.backend = backend
         self.parent_widget = parent_widget
@@ -79,16 +85,24 @@ class MemoryActions(QObject):
     def edit(self, memory: Memory, changes: dict[str, Any]) -> Task | None:
         if not changes:
             return None
-        return self._run(lambda e: [e.edit(memory.id, **changes)], name="edit",
-                         done=lambda ms: self._changed(ms, "Saved the change."))
+        return self._run(
+            lambda e: [e.edit(memory.id, **changes)],
+            name="edit",
+            done=lambda ms: self._changed(ms, "Saved the change."),
+        )
 
     def pin(self, memories: list[Memory]) -> Task | None:
         if not memories:
             return None
         pinned = not all(m.pinned for m in memories)  # mixed selection: pin them all
         word = "Pinned" if pinned else "Unpinned"
-        return self._run(_pin, [m.id for m in memories], pinned, name="pin",
-                         done=lambda ms: self._changed(ms, f"{word} {fmt.count(len(ms), 'memory')}."))
+        return self._run(
+            _pin,
+            [m.id for m in memories],
+            pinned,
+            name="pin",
+            done=lambda ms: self._changed(ms, f"{word} {fmt.count(len(ms), 'memory')}."),
+        )
 
     def forget(self, ids: list[str]) -> Task | None:
         if not ids:
@@ -98,16 +112,20 @@ class MemoryActions(QObject):
     def _forgotten(self, memories: list[Memory]) -> None:
         self.last_archived = [m.id for m in memories]
         self.undo_changed.emit(bool(self.last_archived))
-        self._changed(memories, f"Forgot {fmt.count(len(memories), 'memory')} (archived). Undo brings "
-                                f"{'it' if len(memories) == 1 else 'them'} back.")
+        self._changed(
+            memories,
+            f"Forgot {fmt.count(len(memories), 'memory')} (archived). Undo brings "
+            f"{'it' if len(memories) == 1 else 'them'} back.",
+        )
 
     def undo(self) -> Task | None:
         if not self.last_archived:
             return None
         ids, self.last_archived = self.last_archived, []
         self.undo_changed.emit(False)
-        return self._run(_restore, ids, name="undo",
-                         done=lambda ms: self._changed(ms, f"Restored {fmt.count(len(ms), 'memory')}."))
+        return self._run(
+            _restore, ids, name="undo", done=lambda ms: self._changed(ms, f"Restored {fmt.count(len(ms), 'memory')}.")
+        )
 
     def undo_batch(self, batch: str) -> Task | None:
         """Restore every memory one forget batch archived that is still archived (any client's forget)."""
@@ -120,15 +138,22 @@ class MemoryActions(QObject):
         if restored & set(self.last_archived):  # the person's own Undo has nothing left to do there
             self.last_archived = [i for i in self.last_archived if i not in restored]
             self.undo_changed.emit(bool(self.last_archived))
-        text = (f"Restored {fmt.count(len(memories), 'memory')} archived in that forget." if memories
-                else "Nothing to restore: that forget's memories were already restored or deleted.")
+        text = (
+            f"Restored {fmt.count(len(memories), 'memory')} archived in that forget."
+            if memories
+            else "Nothing to restore: that forget's memories were already restored or deleted."
+        )
         self._changed(memories, text)
 
     def restore(self, ids: list[str]) -> Task | None:
         if not ids:
             return None
-        return self._run(_restore, ids, name="restore",
-                         done=lambda ms: self._changed(ms, f"Restored {fmt.count(len(ms), 'memory')}."))
+        return self._run(
+            _restore,
+            ids,
+            name="restore",
+            done=lambda ms: self._changed(ms, f"Restored {fmt.count(len(ms), 'memory')}."),
+        )
 
     def purge(self, ids: list[str]) -> Task | None:
         if not ids or not self.confirm(self.parent_widget, len(ids)):

@@ -28,8 +28,9 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def run_maintenance(engine: MemoryEngine, should_stop: Callable[[], bool],
-                    progress: Callable[[str, int], None]) -> dict[str, Any]:
+def run_maintenance(
+    engine: MemoryEngine, should_stop: Callable[[], bool], progress: Callable[[str, int], None]
+) -> dict[str, Any]:
     """Maintenance on the worker: it stops at the next batch once `should_stop()` is true."""
     return engine.run_maintenance(should_stop=should_stop, progress=progress)
 
@@ -47,9 +48,16 @@ class MaintenanceScheduler(QObject):
     failed = Signal(str)
     interrupted = Signal()  # activity resumed while a run was going
 
-    def __init__(self, backend: Backend, idle: IdleMonitor, state: AppState, save_state: Callable[[], None],
-                 interval_ms: int = 30_000, now: Callable[[], datetime] = _utcnow,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        idle: IdleMonitor,
+        state: AppState,
+        save_state: Callable[[], None],
+        interval_ms: int = 30_000,
+        now: Callable[[], datetime] = _utcnow,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.backend, self.idle, self.state, self.save_state, self.now = backend, idle, state, save_state, now
         self.task: Task | None = None
@@ -94,8 +102,14 @@ class MaintenanceScheduler(QObject):
         self.reason, self.yield_requested = reason, False
         self.backend.set_maintenance(True)
         self.started.emit(reason)
-        self.task = self.backend.call(run_maintenance, lambda: self.yield_requested, self._report_progress,
-                                      name="maintenance", on_done=self._done, on_error=self._failed)
+        self.task = self.backend.call(
+            run_maintenance,
+            lambda: self.yield_requested,
+            self._report_progress,
+            name="maintenance",
+            on_done=self._done,
+            on_error=self._failed,
+        )
         self.timer.setInterval(min(self.interval_ms, WATCH_MS))
         return self.task
 

@@ -46,6 +46,7 @@ from hindsight_desktop.settings_schema import Effect, Option
 if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
     from hindsight_desktop.core.engine import MemoryEngine
 
+
 def _number_box(option: Option, value: float) -> QSpinBox | QDoubleSpinBox:
     """A spin box over exactly the option's allowed values."""
     if option.low is None or option.high is None:
@@ -58,7 +59,7 @@ def _number_box(option: Option, value: float) -> QSpinBox | QDoubleSpinBox:
         box = QDoubleSpinBox()
         box.setDecimals(option.decimals)
         # "more than 0": the smallest number the box can show above it
-        box.setRange(option.low + 10 ** -option.decimals if option.low_open else option.low, option.high)
+        box.setRange(option.low + 10**-option.decimals if option.low_open else option.low, option.high)
     box.setSingleStep(option.step)
     box.setSuffix(option.unit)
     if option.zero_means:
@@ -116,8 +117,10 @@ def effect_note(options: list[Option]) -> str:
     """The window's line on when changes apply, from what the options declare."""
     later = [option.label for option in options if option.effect is Effect.NEXT_START]
     text = f"Changes apply at once, except {', '.join(later)}: at the next start" if later else "Changes apply at once"
-    return (f"{text} (assistants connected over stdio read them when they next start); "
-            "a new model re-embeds your memories in the background.")
+    return (
+        f"{text} (assistants connected over stdio read them when they next start); "
+        "a new model re-embeds your memories in the background."
+    )
 
 
 def read_model(engine: MemoryEngine) -> dict[str, Any]:
@@ -154,16 +157,20 @@ def is_selected(status: dict[str, Any], selected: str | None) -> bool:
 def _form(title: str, grow: bool = False) -> tuple[QGroupBox, QFormLayout]:
     group = QGroupBox(title)
     form = QFormLayout(group)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow if grow
-                              else QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+    form.setFieldGrowthPolicy(
+        QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow
+        if grow
+        else QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint
+    )
     return group, form
 
 
 class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
 
-    def __init__(self, backend: Backend, paths: AppPaths, autostart_home: Path | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, backend: Backend, paths: AppPaths, autostart_home: Path | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.backend, self.paths, self.autostart_home = backend, paths, autostart_home
         self.diagnose_dialog: DiagnoseDialog | None = None
@@ -230,7 +237,9 @@ class SettingsDialog(QDialog):
     def _memory(self, s: Settings) -> QWidget:
         page = QWidget()
         model, mform = _form(MODEL, grow=True)
-        self.model_default = QRadioButton("Built-in (multilingual-e5-small: Chinese, English and 90+ languages, 384 dimensions)")
+        self.model_default = QRadioButton(
+            "Built-in (multilingual-e5-small: Chinese, English and 90+ languages, 384 dimensions)"
+        )
         self.model_file = QRadioButton("A GGUF file:")
         self.model_path = QLineEdit(s.embedding_model or "")
         for widget in (self.model_default, self.model_file, self.model_path):
@@ -286,8 +295,9 @@ class SettingsDialog(QDialog):
         if not self.backend.is_ready:
             return None
         if self.model_task is None or self.model_task.is_finished:
-            self.model_task = self.backend.call(read_model, name="model status", on_done=self._show_model,
-                                                on_error=self._model_unreadable)
+            self.model_task = self.backend.call(
+                read_model, name="model status", on_done=self._show_model, on_error=self._model_unreadable
+            )
         return self.model_task
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
@@ -301,12 +311,17 @@ class SettingsDialog(QDialog):
         if active is None:
             self.model_in_use.setText("In use: no model yet (the first memory sets it)")
         else:
-            reach = ("covers Chinese and English" if status["languages"]["covers_chinese"]
-                     else "English only: Chinese is poorly understood")
+            reach = (
+                "covers Chinese and English"
+                if status["languages"]["covers_chinese"]
+                else "English only: Chinese is poorly understood"
+            )
             text = f"In use: {model_label(active, default)}, {reach}"
             if status.get("switching") and status.get("target"):
-                text += (f". Switching to {model_label(status['target'], default)}: "
-                         f"{status['done']} of {status['total']} memories re-embedded")
+                text += (
+                    f". Switching to {model_label(status['target'], default)}: "
+                    f"{status['done']} of {status['total']} memories re-embedded"
+                )
             self.model_in_use.setText(text)
         self._show_model_notice()
 
@@ -332,8 +347,10 @@ class SettingsDialog(QDialog):
         if self.backend.switching:
             text = "Memories are being re-embedded (progress in the timeline's status bar)."
         else:
-            text = (f"Saving will re-embed {self.model_status['total']} memories with {name}; "
-                    "search keeps working meanwhile.")
+            text = (
+                f"Saving will re-embed {self.model_status['total']} memories with {name}; "
+                "search keeps working meanwhile."
+            )
         self.model_notice.setText(text)
         self.model_notice.show()
 
@@ -358,8 +375,11 @@ class SettingsDialog(QDialog):
             return None
         # A changed setting switches in apply_settings; an unchanged one may still name another model
         # than the memory file's (a file made with the earlier default), and Save is how to switch.
-        switch = (settings.embedding_model == self.backend.settings.embedding_model and self.switch_needed()
-                  and not self.backend.switching)
+        switch = (
+            settings.embedding_model == self.backend.settings.embedding_model
+            and self.switch_needed()
+            and not self.backend.switching
+        )
         waiting = self.backend.apply_settings(settings)
         if switch and self.backend.is_ready:
             self.backend.switch_model(settings.embedding_model)

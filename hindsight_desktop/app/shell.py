@@ -39,10 +39,19 @@ class _InputWatcher(QObject):
 
 
 class Shell(QObject):
-    def __init__(self, paths: AppPaths, settings: Settings | None = None, *, embedder: Any = None,
-                 serve: bool = True, tray: bool | None = None, idle_source: IdleSource | str | None = AUTO,
-                 scheduler_interval_ms: int = 30_000, activity_interval_ms: int = 15_000,
-                 autostart_home: Path | None = None) -> None:
+    def __init__(
+        self,
+        paths: AppPaths,
+        settings: Settings | None = None,
+        *,
+        embedder: Any = None,
+        serve: bool = True,
+        tray: bool | None = None,
+        idle_source: IdleSource | str | None = AUTO,
+        scheduler_interval_ms: int = 30_000,
+        activity_interval_ms: int = 15_000,
+        autostart_home: Path | None = None,
+    ) -> None:
         super().__init__()
         self.paths = paths
         self.autostart_home = autostart_home
@@ -53,8 +62,9 @@ class Shell(QObject):
         self.tray = Tray(self.backend, self)
         self._idle_source = idle_source
         self.idle = IdleMonitor(None if idle_source == AUTO else idle_source)  # type: ignore[arg-type]
-        self.scheduler = MaintenanceScheduler(self.backend, self.idle, self.state, self.save_state,
-                                              interval_ms=scheduler_interval_ms, parent=self)
+        self.scheduler = MaintenanceScheduler(
+            self.backend, self.idle, self.state, self.save_state, interval_ms=scheduler_interval_ms, parent=self
+        )
         self.activity = ActivityWatch(self.backend, self.state, self.save_state, activity_interval_ms, self)
         self.window: Any = None
         self.settings_dialog: Any = None
@@ -78,7 +88,8 @@ class Shell(QObject):
         self.scheduler.failed.connect(lambda text: t.notify("Maintenance failed", text))
         self.activity.activity.connect(self.idle.note_mcp)
         self.activity.new_client.connect(
-            lambda name: t.notify("New assistant connected", f"{name} used your memory for the first time."))
+            lambda name: t.notify("New assistant connected", f"{name} used your memory for the first time.")
+        )
         self.activity.clients.connect(t.show_clients)
 
     # ---- life cycle ------------------------------------------------------------------------------
@@ -129,8 +140,12 @@ class Shell(QObject):
         if self.window is None:
             from hindsight_desktop.app.timeline_window import TimelineWindow  # built on first use
 
-            self.window = TimelineWindow(self.backend, open_settings=self.open_settings, open_stats=self.open_stats,
-                                         quit_on_close=not self.has_tray)
+            self.window = TimelineWindow(
+                self.backend,
+                open_settings=self.open_settings,
+                open_stats=self.open_stats,
+                quit_on_close=not self.has_tray,
+            )
         self._bring(self.window)
         return self.window
 
@@ -163,8 +178,12 @@ class Shell(QObject):
             QGuiApplication.clipboard().setText(setup.payload)
             self.tray.notify("Set-up copied", setup.note + (f"\n{setup.warning}" if setup.warning else ""))
 
-        return self.workers.submit(lambda: setup_snippet(registry, self.paths.data_dir, port, kind_key),
-                                   name="copy config", on_done=copied, on_error=self._error)
+        return self.workers.submit(
+            lambda: setup_snippet(registry, self.paths.data_dir, port, kind_key),
+            name="copy config",
+            on_done=copied,
+            on_error=self._error,
+        )
 
     def _maintained(self, report: dict) -> None:
         self.tray.show_last_run(self.state.last_maintenance, self.state.last_report)

@@ -61,8 +61,11 @@ class AppState:
             return cls()
         if not isinstance(raw, dict):
             return cls()
-        return cls(last_maintenance=raw.get("last_maintenance"), last_report=dict(raw.get("last_report") or {}),
-                   known_clients=[str(c) for c in raw.get("known_clients") or []])
+        return cls(
+            last_maintenance=raw.get("last_maintenance"),
+            last_report=dict(raw.get("last_report") or {}),
+            known_clients=[str(c) for c in raw.get("known_clients") or []],
+        )
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

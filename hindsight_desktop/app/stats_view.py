@@ -42,8 +42,10 @@ class StatsData:
 def _growth(engine: MemoryEngine, now: datetime) -> list[tuple[str, float]]:
     ends = [now - timedelta(weeks=k) for k in range(WEEKS, -1, -1)]
     totals = [engine.count(MemoryFilter(until=end)) for end in ends]
-    return [(fmt.local(ends[i]).strftime("%d %b").lstrip("0"), float(totals[i] - totals[i - 1]))
-            for i in range(1, len(ends))]
+    return [
+        (fmt.local(ends[i]).strftime("%d %b").lstrip("0"), float(totals[i] - totals[i - 1]))
+        for i in range(1, len(ends))
+    ]
 
 
 def _activity(engine: MemoryEngine, now: datetime) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
@@ -82,11 +84,21 @@ class StatsWindow(QWidget):
         self.setWindowTitle("Hindsight Desktop — Stats")
         self.setWindowIcon(app_icon())
         self.resize(1000, 760)
-        self.tiles = {key: Tile(caption) for key, caption in (
-            ("memories", "memories"), ("active", "active"), ("links", "links"),
-            ("searches", "searches"), ("hit_rate", "search hit rate"))}
+        self.tiles = {
+            key: Tile(caption)
+            for key, caption in (
+                ("memories", "memories"),
+                ("active", "active"),
+                ("links", "links"),
+                ("searches", "searches"),
+                ("hit_rate", "search hit rate"),
+            )
+        }
         self.layers, self.statuses = BarChart("By layer"), BarChart("By status")
-        self.growth, self.daily = ColumnChart("New memories per week"), ColumnChart("Activity per day (writes, edits, forgets)")
+        self.growth, self.daily = (
+            ColumnChart("New memories per week"),
+            ColumnChart("Activity per day (writes, edits, forgets)"),
+        )
         self.clients, self.client_activity = BarChart("Memories per client"), BarChart("Recent activity per client")
         self.top = BarChart("Most recalled")
         self.searches = ColumnChart("Searches per day")
@@ -95,8 +107,18 @@ class StatsWindow(QWidget):
             tiles.addWidget(tile)
         grid = QGridLayout()
         grid.setSpacing(12)
-        for i, chart in enumerate((self.layers, self.statuses, self.growth, self.daily, self.clients,
-                                   self.client_activity, self.searches, self.top)):
+        for i, chart in enumerate(
+            (
+                self.layers,
+                self.statuses,
+                self.growth,
+                self.daily,
+                self.clients,
+                self.client_activity,
+                self.searches,
+                self.top,
+            )
+        ):
             grid.addWidget(chart, i // 2, i % 2)
         self.footer = QLabel()
         self.footer.setWordWrap(True)
@@ -119,8 +141,13 @@ class StatsWindow(QWidget):
         if not self.backend.is_ready:
             return None
         self.footer.setText("Counting…")
-        return self.backend.call(gather, name="stats", progress=True, on_done=self.show_data,
-                                 on_error=lambda exc: self.footer.setText(f"Could not count: {exc}"))
+        return self.backend.call(
+            gather,
+            name="stats",
+            progress=True,
+            on_done=self.show_data,
+            on_error=lambda exc: self.footer.setText(f"Could not count: {exc}"),
+        )
 
     def show_data(self, data: StatsData) -> None:
         self.data = data
@@ -139,6 +166,8 @@ class StatsWindow(QWidget):
         self.top.set_items(data.top, note="times recalled")
         found = sum(v for _, v in data.found)
         asked = sum(v for _, v in data.searches)
-        self.searches.set_items(data.searches, note=(f"{found:.0f} of {asked:.0f} found something in {DAYS} days"
-                                                     if asked else "no searches yet"))
+        self.searches.set_items(
+            data.searches,
+            note=(f"{found:.0f} of {asked:.0f} found something in {DAYS} days" if asked else "no searches yet"),
+        )
         self.footer.setText(f"Model {t['model']} · {fmt.count(t['vectors'], 'vector')} · database {t['database']}")

@@ -88,10 +88,12 @@ def pack(m: Memory) -> MemoryRow:
 
 def unpack(row: MemoryRow) -> Memory:
     """The Memory a row was packed from (an equal, new object)."""
-    metadata, flat, size = row[_METADATA], row[_METADATA + 1:], len(_ENTITY)
-    return Memory(**dict(zip(_PLAIN, row[:_METADATA], strict=True)),
-                  entities=[Entity(*flat[i:i + size]) for i in range(0, len(flat), size)],
-                  metadata=json.loads(metadata) if metadata else {})
+    metadata, flat, size = row[_METADATA], row[_METADATA + 1 :], len(_ENTITY)
+    return Memory(
+        **dict(zip(_PLAIN, row[:_METADATA], strict=True)),
+        entities=[Entity(*flat[i : i + size]) for i in range(0, len(flat), size)],
+        metadata=json.loads(metadata) if metadata else {},
+    )
 
 
 def _row_key(row: Row) -> object:
@@ -171,8 +173,13 @@ class TimelineModel(QAbstractTableModel):
         self.endResetModel()
         if self.backend.is_ready:
             generation = self._generation
-            self.backend.call(lambda e, f: e.count(f), self.filters, name="count",
-                              on_done=lambda n: self._counted(generation, n), on_error=self._failed)
+            self.backend.call(
+                lambda e, f: e.count(f),
+                self.filters,
+                name="count",
+                on_done=lambda n: self._counted(generation, n),
+                on_error=self._failed,
+            )
             self._fetch()
 
     @property
@@ -201,8 +208,15 @@ class TimelineModel(QAbstractTableModel):
         generation = self._generation
         last = next((r for r in reversed(self._rows) if isinstance(r, tuple)), None)  # removed rows: no gap
         after = unpack(last) if last is not None else None
-        self.backend.call(_page, self.filters, self.page_size, after, name="timeline page",
-                          on_done=lambda page: self._arrived(generation, page), on_error=self._failed)
+        self.backend.call(
+            _page,
+            self.filters,
+            self.page_size,
+            after,
+            name="timeline page",
+            on_done=lambda page: self._arrived(generation, page),
+            on_error=self._failed,
+        )
 
     def _counted(self, generation: int, n: int) -> None:
         if generation == self._generation:
@@ -259,10 +273,22 @@ class TimelineModel(QAbstractTableModel):
         if not self.backend.is_ready or self._pending:
             return  # a page is on its way: the next change signal refreshes
         generation, want = self._generation, max(self._loaded, self.page_size)
-        self.backend.call(_page, self.filters, want, None, name="timeline refresh",
-                          on_done=lambda page: self._refreshed(generation, page, want), on_error=self._failed)
-        self.backend.call(lambda e, f: e.count(f), self.filters, name="count",
-                          on_done=lambda n: self._counted(generation, n), on_error=self._failed)
+        self.backend.call(
+            _page,
+            self.filters,
+            want,
+            None,
+            name="timeline refresh",
+            on_done=lambda page: self._refreshed(generation, page, want),
+            on_error=self._failed,
+        )
+        self.backend.call(
+            lambda e, f: e.count(f),
+            self.filters,
+            name="count",
+            on_done=lambda n: self._counted(generation, n),
+            on_error=self._failed,
+        )
 
     def _refreshed(self, generation: int, page: Sequence[MemoryRow], asked: int) -> None:
         if generation != self._generation or self._pending:
@@ -317,7 +343,7 @@ class TimelineModel(QAbstractTableModel):
         group.count -= 1
         first = heading if group.count == 0 else row  # a day's last memory takes its heading along
         self.beginRemoveRows(QModelIndex(), first, row)
-        del self._rows[first:row + 1]
+        del self._rows[first : row + 1]
         self.endRemoveRows()
         if self._tail is not None and first <= self._tail:
             gone = row - first + 1
@@ -331,8 +357,11 @@ class TimelineModel(QAbstractTableModel):
 
     def matches(self, m: Memory) -> bool:
         f = self.filters
-        return ((not f.statuses or m.status in f.statuses) and (not f.types or m.type in f.types)
-                and (f.pinned is None or m.pinned == f.pinned))
+        return (
+            (not f.statuses or m.status in f.statuses)
+            and (not f.types or m.type in f.types)
+            and (f.pinned is None or m.pinned == f.pinned)
+        )
 
     def _find(self, memory_id: str) -> int | None:
         for row, item in enumerate(self._rows):

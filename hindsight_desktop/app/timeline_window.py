@@ -74,8 +74,7 @@ class _Rows(QTableView):
     """A table read as a list of rows: Home and End go to the first and last row (a table's own Home
     and End go along the row, meaningless when whole rows are selected)."""
 
-    def moveCursor(self, action: QAbstractItemView.CursorAction,
-                   modifiers: Qt.KeyboardModifier) -> QModelIndex:
+    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:
         if action in (QAbstractItemView.CursorAction.MoveHome, QAbstractItemView.CursorAction.MoveEnd):
             modifiers |= Qt.KeyboardModifier.ControlModifier
         return super().moveCursor(action, modifiers)
@@ -106,8 +105,13 @@ def _size_columns(header: QHeaderView, widths: tuple[int, ...]) -> None:
 
 
 class TimelineWindow(QMainWindow):
-    def __init__(self, backend: Backend, open_settings: Callable[[], None] | None = None,
-                 open_stats: Callable[[], None] | None = None, quit_on_close: bool = False) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        open_settings: Callable[[], None] | None = None,
+        open_stats: Callable[[], None] | None = None,
+        quit_on_close: bool = False,
+    ) -> None:
         super().__init__()
         self.backend = backend
         self.quit_on_close = quit_on_close
@@ -167,8 +171,14 @@ class TimelineWindow(QMainWindow):
         self.backend.job_started.connect(self.job_bar.follow)  # e.g. the re-embed a model switch starts
         self.transfer = TransferActions(self.backend, self, self.job_bar, self.filter_bar.filters, self.selected_ids)
 
-    def _action(self, text: str, slot: Callable[[], Any], keys: QKeySequence | str | None = None,
-                on_views: bool = False, tip: str = "") -> QAction:
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], Any],
+        keys: QKeySequence | str | None = None,
+        on_views: bool = False,
+        tip: str = "",
+    ) -> QAction:
         action = QAction(text, self)
         action.triggered.connect(lambda _checked=False: slot())
         if tip:
@@ -186,13 +196,27 @@ class TimelineWindow(QMainWindow):
     def _make_actions(self, open_settings: Callable[[], None] | None, open_stats: Callable[[], None] | None) -> None:
         self.act_find = self._action("Find", self.focus_search, QKeySequence.StandardKey.Find)
         self.act_clear = self._action("Clear search", self.clear_search, "Esc")
-        self.act_edit = self._action("Edit…", self.edit_current, Qt.Key.Key_Return, True, "Edit content, type, importance (Enter)")
-        self.act_pin = self._action("Pin", lambda: self.actions_.pin(self.selected()), "Ctrl+P", True, "Pin or unpin (Ctrl+P)")
-        self.act_forget = self._action("Forget", self.forget_selected, QKeySequence.StandardKey.Delete, True,
-                                       "Archive: hidden from recall, restorable (Delete)")
+        self.act_edit = self._action(
+            "Edit…", self.edit_current, Qt.Key.Key_Return, True, "Edit content, type, importance (Enter)"
+        )
+        self.act_pin = self._action(
+            "Pin", lambda: self.actions_.pin(self.selected()), "Ctrl+P", True, "Pin or unpin (Ctrl+P)"
+        )
+        self.act_forget = self._action(
+            "Forget",
+            self.forget_selected,
+            QKeySequence.StandardKey.Delete,
+            True,
+            "Archive: hidden from recall, restorable (Delete)",
+        )
         self.act_restore = self._action("Restore", lambda: self.actions_.restore(self.selected_ids()), None, True)
-        self.act_purge = self._action("Delete for good…", lambda: self.actions_.purge(self.selected_ids()),
-                                      "Shift+Del", True, "Delete for good; asks first (Shift+Delete)")
+        self.act_purge = self._action(
+            "Delete for good…",
+            lambda: self.actions_.purge(self.selected_ids()),
+            "Shift+Del",
+            True,
+            "Delete for good; asks first (Shift+Delete)",
+        )
         self.act_undo = self._action("Undo forget", self.actions_.undo, QKeySequence.StandardKey.Undo)
         self.act_undo.setEnabled(False)
         self.act_export = self._action("Export…", lambda: self.transfer.export_dialog())
@@ -259,8 +283,7 @@ class TimelineWindow(QMainWindow):
         self._rows_inserted(QModelIndex(), 0, self.timeline.rowCount() - 1)
 
     def refresh_clients(self) -> None:
-        self.backend.call(lambda e: list(e.stats()["by_client"]), name="clients",
-                          on_done=self.filter_bar.set_clients)
+        self.backend.call(lambda e: list(e.stats()["by_client"]), name="clients", on_done=self.filter_bar.set_clients)
 
     # ---- what is shown -------------------------------------------------------------------------
     @property
@@ -343,16 +366,20 @@ class TimelineWindow(QMainWindow):
             return [h for h in hits if keep_hit(filters, h.memory.status, h.memory.pinned)]
 
         self.count_label.setText(f"Searching for “{text}”…")
-        self.search_task = self.backend.call(search, name="search", on_done=lambda hits: self._found(text, hits),
-                                             on_error=self.show_error)
+        self.search_task = self.backend.call(
+            search, name="search", on_done=lambda hits: self._found(text, hits), on_error=self.show_error
+        )
         return self.search_task
 
     def _found(self, text: str, hits: list[SearchHit]) -> None:
         self.results.set_hits(text, hits)
         self.stack.setCurrentWidget(self.search_view)
         self.why.show()
-        self.count_label.setText(f"{fmt.count(len(hits), 'result')} for “{text}”  ·  Esc returns to the timeline"
-                                 if hits else f"Nothing found for “{text}”")
+        self.count_label.setText(
+            f"{fmt.count(len(hits), 'result')} for “{text}”  ·  Esc returns to the timeline"
+            if hits
+            else f"Nothing found for “{text}”"
+        )
         if hits:
             self.search_view.setCurrentIndex(self.results.index(0, 0))
         self._selection_changed()
@@ -374,12 +401,14 @@ class TimelineWindow(QMainWindow):
         model = self.results if self.searching else self.timeline
         index = model.index_of(memory_id)
         if index.isValid():
-            view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                                                  | QItemSelectionModel.SelectionFlag.Rows)
+            view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
             view.scrollTo(index)
             return
-        self.backend.call(lambda e: e.get(memory_id), name="open link", on_done=self.detail.show_memory,
-                          on_error=self.show_error)
+        self.backend.call(
+            lambda e: e.get(memory_id), name="open link", on_done=self.detail.show_memory, on_error=self.show_error
+        )
 
     # ---- actions -------------------------------------------------------------------------------
     def edit_current(self) -> None:

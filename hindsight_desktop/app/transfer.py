@@ -28,8 +28,14 @@ def format_for(path: str, chosen_filter: str = "") -> str:
     return "json"
 
 
-def export_job(engine: MemoryEngine, fmt: str, path: str, filters: MemoryFilter | None,
-               ids: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+def export_job(
+    engine: MemoryEngine,
+    fmt: str,
+    path: str,
+    filters: MemoryFilter | None,
+    ids: list[str] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Everything `filters` selects, or only `ids` when given (an export of the selection)."""
     return engine.export(fmt, path, filters=filters, progress=progress, ids=ids or None)
 

@@ -24,15 +24,22 @@ class TransferActions(QObject):
     message = Signal(str)  # for the status bar
     imported = Signal()  # memories arrived: views reload
 
-    def __init__(self, backend: Backend, window: QWidget, job_bar: JobBar, filters: Callable[[], MemoryFilter],
-                 selection: Callable[[], list[str]]) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        window: QWidget,
+        job_bar: JobBar,
+        filters: Callable[[], MemoryFilter],
+        selection: Callable[[], list[str]],
+    ) -> None:
         super().__init__(window)
         self.backend, self.window, self.job_bar = backend, window, job_bar
         self.filters, self.selection = filters, selection
 
     def export_dialog(self) -> Task | None:
-        path, chosen = QFileDialog.getSaveFileName(self.window, "Export memories", "memories.json",
-                                                   ";;".join(transfer.FORMATS.values()))
+        path, chosen = QFileDialog.getSaveFileName(
+            self.window, "Export memories", "memories.json", ";;".join(transfer.FORMATS.values())
+        )
         if not path:
             return None
         chosen_ids = self.selection()
@@ -41,9 +48,17 @@ class TransferActions(QObject):
 
     def export_to(self, path: str, fmt_key: str, ids: list[str] | None = None) -> Task:
         """Everything the current filters show, or only the given ids."""
-        task = self.backend.call(transfer.export_job, fmt_key, path, self.filters(), ids, name="export",
-                                 progress=True, on_error=self._failed,
-                                 on_done=lambda r: self.message.emit(transfer.describe(r, "Exported")))
+        task = self.backend.call(
+            transfer.export_job,
+            fmt_key,
+            path,
+            self.filters(),
+            ids,
+            name="export",
+            progress=True,
+            on_error=self._failed,
+            on_done=lambda r: self.message.emit(transfer.describe(r, "Exported")),
+        )
         self.job_bar.follow(task, f"Exporting to {path}…")
         return task
 
@@ -52,8 +67,9 @@ class TransferActions(QObject):
         return self.import_from(path) if path else None
 
     def import_from(self, path: str) -> Task:
-        task = self.backend.call(transfer.import_job, path, name="import", progress=True, on_done=self._imported,
-                                 on_error=self._failed)
+        task = self.backend.call(
+            transfer.import_job, path, name="import", progress=True, on_done=self._imported, on_error=self._failed
+        )
         self.job_bar.follow(task, f"Importing {path}…")
         return task
 

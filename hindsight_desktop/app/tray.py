@@ -12,8 +12,13 @@ from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
 
-STATE_WORDS = {"starting": "starting…", "running": "remembering", "paused": "paused: nothing new is remembered",
-               "maintenance": "maintenance running", "error": "needs attention"}
+STATE_WORDS = {
+    "starting": "starting…",
+    "running": "remembering",
+    "paused": "paused: nothing new is remembered",
+    "maintenance": "maintenance running",
+    "error": "needs attention",
+}
 
 
 def _names(names: tuple[str, ...], most: int = 4) -> str:
@@ -109,7 +114,7 @@ class Tray(QObject):
         self.act_server.setToolTip(tip)
 
     def show_clients(self, seen: ClientsSeen) -> None:
-        """"Connected: a, b" for the clients active in the last few minutes (or holding a stream open)."""
+        """ "Connected: a, b" for the clients active in the last few minutes (or holding a stream open)."""
         if seen.connected:
             text = f"Connected: {_names(seen.connected)}"
         elif seen.registered:
@@ -126,8 +131,14 @@ class Tray(QObject):
         from datetime import datetime
 
         at = datetime.fromisoformat(str(when)) if when else None
-        done = [f"archived {report.get('archived', 0) + report.get('capacity_archived', 0)}",
-                f"merged {report.get('merged', 0)}"] if report else []
+        done = (
+            [
+                f"archived {report.get('archived', 0) + report.get('capacity_archived', 0)}",
+                f"merged {report.get('merged', 0)}",
+            ]
+            if report
+            else []
+        )
         self.act_last.setText(f"Last maintenance: {fmt.ago(at)}" + (f" ({', '.join(done)})" if done else ""))
 
     def show_progress(self, step: str, batches: int) -> None:

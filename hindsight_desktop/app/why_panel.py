@@ -92,8 +92,11 @@ class WhyPanel(QWidget):
         p.setPen(text)
         if self.hit is None:
             p.setPen(muted)
-            p.drawText(self.rect().adjusted(PAD, PAD, -PAD, -PAD), Qt.AlignmentFlag.AlignLeft,
-                       "Select a search result to see why it was found.")
+            p.drawText(
+                self.rect().adjusted(PAD, PAD, -PAD, -PAD),
+                Qt.AlignmentFlag.AlignLeft,
+                "Select a search result to see why it was found.",
+            )
             return
         p.drawText(PAD, PAD + 14, f"Why this result  ·  relevance {self.hit.relevance:.3f}")
         p.setFont(self.font())
@@ -113,6 +116,9 @@ class WhyPanel(QWidget):
             p.setBrush(accent)
             p.drawRoundedRect(QRectF(bar.x(), bar.y(), bar.width() * max(0.0, min(1.0, score)), bar.height()), 4, 4)
             p.setPen(muted)
-            p.drawText(QRectF(bar.right() + 10, y, VALUE_W - 10, ROW - 8), Qt.AlignmentFlag.AlignVCenter,
-                       f"{score:.2f}  →  {share:+.3f}")
+            p.drawText(
+                QRectF(bar.right() + 10, y, VALUE_W - 10, ROW - 8),
+                Qt.AlignmentFlag.AlignVCenter,
+                f"{score:.2f}  →  {share:+.3f}",
+            )
         p.end()

@@ -97,9 +97,16 @@ class Workers(QObject):
         self.pool.setMaxThreadCount(threads)
         self._live: set[Task] = set()
 
-    def submit(self, fn: Callable[..., Any], *args: Any, name: str = "", progress: bool = False,
-               on_done: Callable[[Any], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None, **kwargs: Any) -> Task:
+    def submit(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        name: str = "",
+        progress: bool = False,
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        **kwargs: Any,
+    ) -> Task:
         """Run `fn(*args, **kwargs)` on the pool; with `progress`, pass `progress=task.report` too."""
         task = Task(name or getattr(fn, "__name__", "job"))
         if progress:

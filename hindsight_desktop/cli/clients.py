@@ -47,13 +47,18 @@ def _add(args: argparse.Namespace) -> None:
 
 def _print_added(added: dict[str, Any]) -> None:
     print(added["token"])
-    print(f"Client {added['name']!r} can now connect with this token (kept in {added['stored_in']}). "
-          f"`hindsight-desktop clients config CLIENT --name {added['name']}` prints the set-up.", file=sys.stderr)
+    print(
+        f"Client {added['name']!r} can now connect with this token (kept in {added['stored_in']}). "
+        f"`hindsight-desktop clients config CLIENT --name {added['name']}` prints the set-up.",
+        file=sys.stderr,
+    )
 
 
 def _list(args: argparse.Namespace) -> None:
-    rows = [{"name": r.name, "active": r.active, "created_at": _iso(r.created_at),
-             "revoked_at": _iso(r.revoked_at)} for r in _registry(args).list()]
+    rows = [
+        {"name": r.name, "active": r.active, "created_at": _iso(r.created_at), "revoked_at": _iso(r.revoked_at)}
+        for r in _registry(args).list()
+    ]
     emit(args, rows, human=_print_list)
 
 
@@ -67,8 +72,11 @@ def _print_list(rows: list[dict[str, Any]]) -> None:
 
 def _revoke(args: argparse.Namespace) -> None:
     record = _registry(args).revoke(args.name)
-    emit(args, {"name": record.name, "revoked_at": _iso(record.revoked_at)},
-         human=lambda r: print(f"Revoked {r['name']}: its token stops working now."))
+    emit(
+        args,
+        {"name": record.name, "revoked_at": _iso(record.revoked_at)},
+        human=lambda r: print(f"Revoked {r['name']}: its token stops working now."),
+    )
 
 
 def _target_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,8 +95,13 @@ def _target(args: argparse.Namespace) -> tuple[Any, Any]:
     name = stdio_client_name(args.name or kind.key) if kind.stdio else http_client_name(args.name or kind.key)
     url = f"http://{LOOPBACK}:{checked_port(args.port)}{MCP_PATH}"
     token = None if kind.stdio else _token_for(args, name)
-    return kind, client_config.Target(url=url, token=token, client=name, data_dir=Path(data_dir(args)).resolve(),
-                                      command=client_config.launch_command())
+    return kind, client_config.Target(
+        url=url,
+        token=token,
+        client=name,
+        data_dir=Path(data_dir(args)).resolve(),
+        command=client_config.launch_command(),
+    )
 
 
 def _token_for(args: argparse.Namespace, name: str) -> str:
@@ -129,17 +142,25 @@ def _install(args: argparse.Namespace) -> None:
             print(f"When VS Code asks for the Hindsight Desktop token, paste: {target.token}")
         print(f"Restart {kind.label} (or reload its MCP servers) to connect.")
 
-    emit(args, {"client": kind.key, "files": [str(p) for p in written],
-                "notes": [p.note for p in written if p.note]}, human=human)
+    emit(
+        args,
+        {"client": kind.key, "files": [str(p) for p in written], "notes": [p.note for p in written if p.note]},
+        human=human,
+    )
 
 
 COMMANDS = (
-    Command("clients", "the assistants allowed to connect over HTTP, and their set-up", subcommands=(
-        Command("add", "create a client and print its token", _add, _add_arguments),
-        Command("list", "registered clients", _list),
-        Command("revoke", "stop a client's token from working, at once", _revoke, _name_argument),
-        Command("config", "print the set-up snippet for a client", _config, _target_arguments),
-        Command("install", "merge the set-up into the client's config file (with a backup)", _install,
-                _target_arguments),
-    )),
+    Command(
+        "clients",
+        "the assistants allowed to connect over HTTP, and their set-up",
+        subcommands=(
+            Command("add", "create a client and print its token", _add, _add_arguments),
+            Command("list", "registered clients", _list),
+            Command("revoke", "stop a client's token from working, at once", _revoke, _name_argument),
+            Command("config", "print the set-up snippet for a client", _config, _target_arguments),
+            Command(
+                "install", "merge the set-up into the client's config file (with a backup)", _install, _target_arguments
+            ),
+        ),
+    ),
 )

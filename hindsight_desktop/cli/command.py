@@ -35,8 +35,9 @@ class Command:
 def add_commands(sub: Any, commands: Iterable[Command]) -> None:
     """Add each command (and its subcommands, recursively) to an argparse subparsers action."""
     for command in commands:
-        parser = sub.add_parser(command.name, aliases=list(command.aliases), help=command.help,
-                                description=command.help)
+        parser = sub.add_parser(
+            command.name, aliases=list(command.aliases), help=command.help, description=command.help
+        )
         command.arguments(parser)
         if command.subcommands:
             names = ",".join(c.name for c in command.subcommands)

@@ -50,14 +50,23 @@ def _print_why(r: dict[str, Any]) -> None:
     if r["exists"]:
         extra = f", superseded by {r['superseded_by']}" if r["superseded_by"] else ""
         print(f"2. status: {r['status']}, layer {r['layer']}{extra}")
-        print(f"3. vector from the current model: {_yes(r['vector_models'])}"
-              + (f" ({', '.join(r['vector_models'])})" if r["vector_models"] else ""))
+        print(
+            f"3. vector from the current model: {_yes(r['vector_models'])}"
+            + (f" ({', '.join(r['vector_models'])})" if r["vector_models"] else "")
+        )
         missed = [t for t in r["terms"] if t not in r["matched_terms"]]
-        print(f"4. keyword index: {'indexed' if r['keyword_indexed'] else 'not indexed'}; matched: "
-              f"{', '.join(r['matched_terms']) or 'nothing'}" + (f" (not: {', '.join(missed)})" if missed else ""))
+        print(
+            f"4. keyword index: {'indexed' if r['keyword_indexed'] else 'not indexed'}; matched: "
+            f"{', '.join(r['matched_terms']) or 'nothing'}" + (f" (not: {', '.join(missed)})" if missed else "")
+        )
         similarity = "n/a" if r["similarity"] is None else f"{r['similarity']:.3f}"
-        where = (f"rank {r['rank']} of {r['results']}" if r["rank"] else "not searched: working memory is never "
-                 "a candidate" if r["layer"] == "working" else f"not among the {r['results']} results")
+        where = (
+            f"rank {r['rank']} of {r['results']}"
+            if r["rank"]
+            else "not searched: working memory is never a candidate"
+            if r["layer"] == "working"
+            else f"not among the {r['results']} results"
+        )
         print(f"5. similarity {similarity}; {where}" + (" (deep search)" if r["deep"] else ""))
         if r["scores"]:
             print("   scores: " + ", ".join(f"{k} {v:.3f}" for k, v in r["scores"].items()))

@@ -36,13 +36,21 @@ from hindsight_desktop.mcp.server import SERVER_NAME
 
 START_FIX = "start `hindsight-desktop` (the app) or `hindsight-desktop serve`"
 ROUND_TRIP_TIMEOUT_S = 60  # a stdio round trip starts a process that loads the model
-_PROBE_BODY = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                          "clientInfo": {"name": "hindsight-doctor", "version": "1"}}}
+_PROBE_BODY = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "hindsight-doctor", "version": "1"},
+    },
+}
 
 
-def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *,
-               engine: MemoryEngine | None = None) -> dict[str, Any]:
+def run_doctor(
+    data_dir: Path | None = None, settings: Settings | None = None, *, engine: MemoryEngine | None = None
+) -> dict[str, Any]:
     """All checks, in the order a problem would show: {"ok": all passed, "checks": [Finding dicts]}.
     `engine` lets a caller that already has one (the app) skip loading the model a second time."""
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -53,8 +61,11 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
     # After the model check, which may have just created the models folder; listed with the data folder.
     findings.insert(1, MemoryEngine.check_file_modes(data_dir))
     try:
-        findings.append(opened.check_indexes() if opened is not None else Finding(
-            "indexes", True, "skipped: the memory could not be opened (see above)", skipped=True))
+        findings.append(
+            opened.check_indexes()
+            if opened is not None
+            else Finding("indexes", True, "skipped: the memory could not be opened (see above)", skipped=True)
+        )
     finally:
         if opened is not None and opened is not engine:
             opened.close()
@@ -64,30 +75,42 @@ def run_doctor(data_dir: Path | None = None, settings: Settings | None = None, *
     return {"ok": all(f.ok for f in findings), "checks": [f.to_dict() for f in findings]}
 
 
-def check_model(data_dir: Path, settings: Settings,
-                engine: MemoryEngine | None) -> tuple[Finding, MemoryEngine | None]:
+def check_model(data_dir: Path, settings: Settings, engine: MemoryEngine | None) -> tuple[Finding, MemoryEngine | None]:
     """Open the memory with its embedding model and embed one sentence, timing both."""
     started = time.perf_counter()
     try:
         opened = engine or MemoryEngine(data_dir, settings=settings)
     except Exception as exc:  # any failure to open is what the person needs to see, whatever its type
-        return Finding("embedding model", False, f"the memory could not be opened with its model: {exc}",
-                       "check `embedding_model` in Settings and `hindsight-desktop model show`; deleting "
-                       f"{data_dir / 'models'} rebuilds the default model"), None
+        return Finding(
+            "embedding model",
+            False,
+            f"the memory could not be opened with its model: {exc}",
+            "check `embedding_model` in Settings and `hindsight-desktop model show`; deleting "
+            f"{data_dir / 'models'} rebuilds the default model",
+        ), None
     loaded = time.perf_counter() - started
     try:
         started = time.perf_counter()
         vector = opened.embedder.embed(["Hindsight Desktop checks that its model embeds."])[0]
         embedded = time.perf_counter() - started
     except Exception as exc:  # same reason as above
-        return Finding("embedding model", False, f"the model loads but does not embed: {exc}",
-                       "choose another model with `hindsight-desktop model use PATH`"), opened
+        return Finding(
+            "embedding model",
+            False,
+            f"the model loads but does not embed: {exc}",
+            "choose another model with `hindsight-desktop model use PATH`",
+        ), opened
     load_text = "" if engine is not None else f"loads in {loaded:.2f} s and "
-    return Finding("embedding model", True,
-                   f"{opened.embedder.model_id} ({vector.shape[0]} dimensions) {load_text}embeds in "
-                   f"{embedded * 1000:.0f} ms",
-                   data={"model": opened.embedder.model_id, "load_s": None if engine else round(loaded, 3),
-                         "embed_ms": round(embedded * 1000, 1)}), opened
+    return Finding(
+        "embedding model",
+        True,
+        f"{opened.embedder.model_id} ({vector.shape[0]} dimensions) {load_text}embeds in {embedded * 1000:.0f} ms",
+        data={
+            "model": opened.embedder.model_id,
+            "load_s": None if engine else round(loaded, 3),
+            "embed_ms": round(embedded * 1000, 1),
+        },
+    ), opened
 
 
 def server_url(port: int) -> str:
@@ -104,18 +127,27 @@ def check_port(port: int) -> tuple[Finding, bool]:
     # Our server answers an initialize without a token with a bare 401 and `WWW-Authenticate: Bearer`;
     # with --no-auth it answers with its own name. Which client the token belongs to is the round trip's job.
     if status == 401 and headers.get("www-authenticate", "").lower().startswith("bearer"):
-        return Finding("http port", True, f"port {port} is held by an MCP server asking for a token "
-                       "(as Hindsight Desktop does)"), True
+        return Finding(
+            "http port", True, f"port {port} is held by an MCP server asking for a token (as Hindsight Desktop does)"
+        ), True
     if status == 200 and SERVER_NAME in body:
         return Finding("http port", True, f"port {port} is held by Hindsight Desktop (no tokens: --no-auth)"), True
-    return Finding("http port", False, f"port {port} is held by another program (it answered {status or 'nothing'} "
-                   f"at {MCP_PATH})", "stop that program, or choose another port in Settings and run "
-                   "`hindsight-desktop clients install CLIENT` again"), False
+    return Finding(
+        "http port",
+        False,
+        f"port {port} is held by another program (it answered {status or 'nothing'} at {MCP_PATH})",
+        "stop that program, or choose another port in Settings and run "
+        "`hindsight-desktop clients install CLIENT` again",
+    ), False
 
 
 def _post_initialize(url: str) -> tuple[int, str, dict[str, str]]:
-    request = urllib.request.Request(url, data=json.dumps(_PROBE_BODY).encode(), method="POST", headers={
-        "content-type": "application/json", "accept": "application/json, text/event-stream"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(_PROBE_BODY).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
             return response.status, response.read(65536).decode("utf-8", "replace"), _lower(response.headers)
@@ -141,20 +173,36 @@ def check_keyring(data_dir: Path) -> Finding:
         loaded = vault.load(probe_name)
         vault.delete(probe_name)
     except Exception as exc:  # a keyring backend may raise anything
-        return Finding("keyring", False, f"{backend} failed: {exc}", "unlock the keyring, or set "
-                       "HINDSIGHT_TOKEN_STORE=file to keep tokens in a private file instead")
+        return Finding(
+            "keyring",
+            False,
+            f"{backend} failed: {exc}",
+            "unlock the keyring, or set HINDSIGHT_TOKEN_STORE=file to keep tokens in a private file instead",
+        )
     if saved.where != "keyring" or loaded != probe:
-        return Finding("keyring", False, f"{backend} did not keep a token ({saved.warning or 'read back differs'})",
-                       "unlock the keyring, or set HINDSIGHT_TOKEN_STORE=file to keep tokens in a private file")
+        return Finding(
+            "keyring",
+            False,
+            f"{backend} did not keep a token ({saved.warning or 'read back differs'})",
+            "unlock the keyring, or set HINDSIGHT_TOKEN_STORE=file to keep tokens in a private file",
+        )
     return Finding("keyring", True, f"{backend} keeps tokens", data={"backend": backend})
 
 
 def _check_token_file(vault: TokenVault) -> Finding:
     if vault.file.exists() and vault.file.stat().st_mode & 0o077 and os.name == "posix":
-        return Finding("keyring", False, f"no OS keyring; the token file {vault.file} is readable by others",
-                       f"chmod 600 {vault.file}")
-    return Finding("keyring", True, f"no OS keyring in use: tokens are kept in {vault.file} (readable only by you)",
-                   data={"backend": "file", "path": str(vault.file)})
+        return Finding(
+            "keyring",
+            False,
+            f"no OS keyring; the token file {vault.file} is readable by others",
+            f"chmod 600 {vault.file}",
+        )
+    return Finding(
+        "keyring",
+        True,
+        f"no OS keyring in use: tokens are kept in {vault.file} (readable only by you)",
+        data={"backend": "file", "path": str(vault.file)},
+    )
 
 
 # ---- the assistants' config files ---------------------------------------------------------------
@@ -187,8 +235,15 @@ def check_clients(data_dir: Path, port: int, running: bool) -> list[Finding]:
     try:
         registry = ClientRegistry.open(data_dir)
     except EncryptionError as exc:  # the database finding above says the same, with its fix
-        return [Finding("client configs", False, f"skipped: the memory file cannot be opened: {exc}",
-                        "`hindsight-desktop key restore` with the recovery key", skipped=True)]
+        return [
+            Finding(
+                "client configs",
+                False,
+                f"skipped: the memory file cannot be opened: {exc}",
+                "`hindsight-desktop key restore` with the recovery key",
+                skipped=True,
+            )
+        ]
     try:
         for kind, path in config_files():
             finding, entry = _check_config(kind, path, data_dir, port, registry)
@@ -198,14 +253,22 @@ def check_clients(data_dir: Path, port: int, running: bool) -> list[Finding]:
     finally:
         registry.close()
     if not findings:
-        findings.append(Finding("client configs", True, "skipped: no assistant's config file was found",
-                                "`hindsight-desktop clients install CLIENT` sets one up", skipped=True))
+        findings.append(
+            Finding(
+                "client configs",
+                True,
+                "skipped: no assistant's config file was found",
+                "`hindsight-desktop clients install CLIENT` sets one up",
+                skipped=True,
+            )
+        )
     findings += [round_trip(entry, running) for entry in usable]
     return findings
 
 
-def _check_config(kind: client_config.ClientKind, path: Path, data_dir: Path, port: int,
-                  registry: ClientRegistry) -> tuple[Finding, ClientEntry | None]:
+def _check_config(
+    kind: client_config.ClientKind, path: Path, data_dir: Path, port: int, registry: ClientRegistry
+) -> tuple[Finding, ClientEntry | None]:
     name, fix = f"client {kind.label}", f"run `hindsight-desktop clients install {kind.key}`"
     try:
         servers = json.loads(path.read_text(encoding="utf-8") or "{}").get(kind.container) or {}
@@ -245,8 +308,7 @@ def _url(kind: client_config.ClientKind, entry: dict[str, Any]) -> str:
     return str(entry.get(_url_key(kind), ""))
 
 
-def _http_problem(kind: client_config.ClientKind, entry: dict[str, Any], port: int,
-                  registry: ClientRegistry) -> str:
+def _http_problem(kind: client_config.ClientKind, entry: dict[str, Any], port: int, registry: ClientRegistry) -> str:
     url, expected = _url(kind, entry), server_url(port)
     if url.rstrip("/") != expected:
         return f"it points at {url or 'no URL'}, but the server listens at {expected}"
@@ -274,11 +336,19 @@ def round_trip(entry: ClientEntry, running: bool) -> Finding:
     try:
         tools = anyio.run(_list_tools, entry)
     except Exception as exc:  # a failed connection surfaces as many types; all mean the same to a person
-        return Finding(name, False, f"no answer to tools/list: {_reason(exc)}",
-                       f"restart {entry.kind.label} after `hindsight-desktop clients install {entry.kind.key}`")
+        return Finding(
+            name,
+            False,
+            f"no answer to tools/list: {_reason(exc)}",
+            f"restart {entry.kind.label} after `hindsight-desktop clients install {entry.kind.key}`",
+        )
     if "memory_search" not in tools:
-        return Finding(name, False, f"the server answered without Hindsight's tools ({', '.join(tools)})",
-                       "another MCP server answered: check the URL or command in the config")
+        return Finding(
+            name,
+            False,
+            f"the server answered without Hindsight's tools ({', '.join(tools)})",
+            "another MCP server answered: check the URL or command in the config",
+        )
     return Finding(name, True, f"{len(tools)} tools listed: {', '.join(sorted(tools))}", data={"tools": tools})
 
 
@@ -292,13 +362,15 @@ async def _list_tools(entry: ClientEntry) -> list[str]:
     with anyio.fail_after(ROUND_TRIP_TIMEOUT_S):
         if entry.kind.stdio:
             e = entry.entry
-            params = StdioServerParameters(command=e["command"], args=list(e.get("args") or []),
-                                           env={**os.environ, **(e.get("env") or {})})
+            params = StdioServerParameters(
+                command=e["command"], args=list(e.get("args") or []), env={**os.environ, **(e.get("env") or {})}
+            )
             async with Client(params, mode="legacy") as client:
                 return [t.name for t in (await client.list_tools()).tools]
-        async with create_mcp_http_client(headers=entry.entry.get("headers")) as http, \
-                Client(streamable_http_client(_url(entry.kind, entry.entry), http_client=http),
-                       mode="legacy") as client:
+        async with (
+            create_mcp_http_client(headers=entry.entry.get("headers")) as http,
+            Client(streamable_http_client(_url(entry.kind, entry.entry), http_client=http), mode="legacy") as client,
+        ):
             return [t.name for t in (await client.list_tools()).tools]
 
 

@@ -11,8 +11,10 @@ from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, emit, warn
 from hindsight_desktop.config import DB_FILE
 
-LOSS_WARNING = ("Write it down and keep it apart from this computer. With it and a copy of the memory file, anyone "
-                "can read every memory; without it and without this keyring entry, the memory is gone for good.")
+LOSS_WARNING = (
+    "Write it down and keep it apart from this computer. With it and a copy of the memory file, anyone "
+    "can read every memory; without it and without this keyring entry, the memory is gone for good."
+)
 
 
 def _path(args: argparse.Namespace) -> Path:
@@ -43,8 +45,11 @@ def _show(args: argparse.Namespace) -> None:
 
 
 def _init_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-encryption", action="store_true",
-                   help="make a plain memory file (readable by anything that can read the folder)")
+    p.add_argument(
+        "--no-encryption",
+        action="store_true",
+        help="make a plain memory file (readable by anything that can read the folder)",
+    )
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -61,8 +66,9 @@ def _init(args: argparse.Namespace) -> None:
 
 
 def _restore_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("recovery_key", nargs="?", help="the recovery key (omit it to type it on stdin, unseen "
-                                                   "by the shell's history)")
+    p.add_argument(
+        "recovery_key", nargs="?", help="the recovery key (omit it to type it on stdin, unseen by the shell's history)"
+    )
 
 
 def _restore(args: argparse.Namespace) -> None:
@@ -88,13 +94,26 @@ def _rekey(args: argparse.Namespace) -> None:
 
 
 COMMANDS = (
-    Command("key", "the memory file's encryption key", subcommands=(
-        Command("show", "whether the memory file is encrypted, and where its key is kept", _show, _show_arguments),
-        Command("init", "create the memory file now (encrypted unless --no-encryption) and show its recovery key",
-                _init, _init_arguments),
-        Command("restore", "put the key back from its recovery key (a new computer or keyring)", _restore,
-                _restore_arguments),
-        Command("rekey", "give the memory file a new key (quit the app first); prints the new recovery key",
-                _rekey),
-    )),
+    Command(
+        "key",
+        "the memory file's encryption key",
+        subcommands=(
+            Command("show", "whether the memory file is encrypted, and where its key is kept", _show, _show_arguments),
+            Command(
+                "init",
+                "create the memory file now (encrypted unless --no-encryption) and show its recovery key",
+                _init,
+                _init_arguments,
+            ),
+            Command(
+                "restore",
+                "put the key back from its recovery key (a new computer or keyring)",
+                _restore,
+                _restore_arguments,
+            ),
+            Command(
+                "rekey", "give the memory file a new key (quit the app first); prints the new recovery key", _rekey
+            ),
+        ),
+    ),
 )

@@ -28,10 +28,10 @@ def _print_report(report: dict[str, Any], engine: MemoryEngine) -> None:
     for change in report.get("supersessions", []):
         print(f"  {change['superseded']} superseded by the newer {change['winner']} ({change['fact']})")
     for made in report.get("consolidations", []):
-        print(f"  {made['semantic']}: \u201c{engine.get(made['semantic']).content}\u201d "
-              f"from {len(made['evidence'])} statements")
+        print(
+            f"  {made['semantic']}: \u201c{engine.get(made['semantic']).content}\u201d "
+            f"from {len(made['evidence'])} statements"
+        )
 
 
-COMMANDS = (
-    Command("maintenance", "run maintenance now and print its report", _maintenance, aliases=("reflect",)),
-)
+COMMANDS = (Command("maintenance", "run maintenance now and print its report", _maintenance, aliases=("reflect",)),)

@@ -22,8 +22,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _add(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
-        result = engine.write(args.content, type=args.type, importance=args.importance, occurred_at=args.when,
-                              scope="private" if args.private else "shared", explicit=True)
+        result = engine.write(
+            args.content,
+            type=args.type,
+            importance=args.importance,
+            occurred_at=args.when,
+            scope="private" if args.private else "shared",
+            explicit=True,
+        )
     emit(args, result.to_dict(), human=_print_add)
 
 
@@ -41,14 +47,25 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--days", type=float, help="only memories from the last N days")
     p.add_argument("--deep", action="store_true", help="include archived (cold) memories")
     p.add_argument("--explain", action="store_true", help="show every signal's score")
-    p.add_argument("--mode", choices=("hybrid", "vector", "keyword"), default="hybrid",
-                   help="which signals rank the results (default hybrid)")
+    p.add_argument(
+        "--mode",
+        choices=("hybrid", "vector", "keyword"),
+        default="hybrid",
+        help="which signals rank the results (default hybrid)",
+    )
 
 
 def _search(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
-        result = engine.search(args.query, limit=args.limit, type=args.type, layer=args.layer,
-                               time_range_days=args.days, deep=args.deep, mode=args.mode)
+        result = engine.search(
+            args.query,
+            limit=args.limit,
+            type=args.type,
+            layer=args.layer,
+            time_range_days=args.days,
+            deep=args.deep,
+            mode=args.mode,
+        )
     emit(args, result.to_dict(explain=args.explain), human=_print_search)
 
 
@@ -56,8 +73,9 @@ def _print_search(result: dict[str, Any]) -> None:
     if not result["results"]:
         print("Nothing found.")
     for i, hit in enumerate(result["results"], 1):
-        print(f"{i}. [{hit['relevance']:.3f}] {hit['content']}  ({hit['type']}, {hit['occurred_at'][:10]}, "
-              f"{hit['id']})")
+        print(
+            f"{i}. [{hit['relevance']:.3f}] {hit['content']}  ({hit['type']}, {hit['occurred_at'][:10]}, {hit['id']})"
+        )
         if "scores" in hit:
             print("   why: " + ", ".join(f"{k} {v:.3f}" for k, v in hit["scores"].items()))
 
@@ -69,8 +87,11 @@ def _id_argument(p: argparse.ArgumentParser) -> None:
 def _show(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
         memory = engine.get(args.id)
-        shown = {**memory.to_dict(), "links": [link.to_dict() for link in engine.links(args.id)],
-                 "history": [e.to_dict() for e in engine.events(args.id)]}
+        shown = {
+            **memory.to_dict(),
+            "links": [link.to_dict() for link in engine.links(args.id)],
+            "history": [e.to_dict() for e in engine.events(args.id)],
+        }
     emit(args, shown)
 
 
@@ -81,15 +102,26 @@ def _edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--type", help="the new type label")
     p.add_argument("--summary", help="the new summary")
     pin = p.add_mutually_exclusive_group()
-    pin.add_argument("--pin", dest="pinned", action="store_const", const=True,
-                     help="pin it: maintenance never fades it away and a forget by condition skips it")
+    pin.add_argument(
+        "--pin",
+        dest="pinned",
+        action="store_const",
+        const=True,
+        help="pin it: maintenance never fades it away and a forget by condition skips it",
+    )
     pin.add_argument("--unpin", dest="pinned", action="store_const", const=False, help="unpin it")
 
 
 def _edit(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
-        memory = engine.edit(args.id, content=args.content, type=args.type, importance=args.importance,
-                             pinned=args.pinned, summary=args.summary)
+        memory = engine.edit(
+            args.id,
+            content=args.content,
+            type=args.type,
+            importance=args.importance,
+            pinned=args.pinned,
+            summary=args.summary,
+        )
     emit(args, memory.to_dict())
 
 
@@ -100,24 +132,33 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layer", help=f"only memories in this layer ({', '.join(LAYERS)})")
     p.add_argument("--below-importance", type=float, help="only memories less important than this")
     p.add_argument("--client", dest="written_by", help="only memories written by this client")
-    p.add_argument("--query", help="only memories containing every one of these words, or saying the same "
-                                   "thing")
+    p.add_argument("--query", help="only memories containing every one of these words, or saying the same thing")
     p.add_argument("--purge", action="store_true", help="delete for good from every table and index")
 
 
 def _forget(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
-        receipt = engine.forget(ids=args.ids or None, older_than_days=args.older_than_days, type=args.type,
-                                layer=args.layer, below_importance=args.below_importance,
-                                written_by=args.written_by, query=args.query, purge=args.purge)
+        receipt = engine.forget(
+            ids=args.ids or None,
+            older_than_days=args.older_than_days,
+            type=args.type,
+            layer=args.layer,
+            below_importance=args.below_importance,
+            written_by=args.written_by,
+            query=args.query,
+            purge=args.purge,
+        )
     emit(args, receipt.to_dict())
 
 
 def _restore_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", nargs="?", help="the archived memory to bring back")
-    p.add_argument("--batch", metavar="BATCH_ID",
-                   help="undo one forget: restore every memory it archived (the batch id is in the "
-                        "forget's output and in `show`'s history), e.g. an assistant's bulk forget")
+    p.add_argument(
+        "--batch",
+        metavar="BATCH_ID",
+        help="undo one forget: restore every memory it archived (the batch id is in the "
+        "forget's output and in `show`'s history), e.g. an assistant's bulk forget",
+    )
 
 
 def _restore(args: argparse.Namespace) -> None:
@@ -129,16 +170,23 @@ def _restore(args: argparse.Namespace) -> None:
             return
         restored = engine.undo_forget(args.batch)
     if not restored:
-        raise NotFound(f"forget batch {args.batch!r} has no archived memories to restore (a wrong batch id, "
-                       "or they were already restored or deleted)")
-    emit(args, {"batch": args.batch.strip(), "restored": [m.id for m in restored], "count": len(restored)},
-         human=_print_batch)
+        raise NotFound(
+            f"forget batch {args.batch!r} has no archived memories to restore (a wrong batch id, "
+            "or they were already restored or deleted)"
+        )
+    emit(
+        args,
+        {"batch": args.batch.strip(), "restored": [m.id for m in restored], "count": len(restored)},
+        human=_print_batch,
+    )
 
 
 def _print_batch(result: dict[str, Any]) -> None:
     n = result["count"]
-    print(f"Restored {n} memor{'y' if n == 1 else 'ies'} archived by forget {result['batch']}: "
-          f"{' '.join(result['restored'])}")
+    print(
+        f"Restored {n} memor{'y' if n == 1 else 'ies'} archived by forget {result['batch']}: "
+        f"{' '.join(result['restored'])}"
+    )
 
 
 def _link_arguments(p: argparse.ArgumentParser) -> None:
@@ -162,11 +210,9 @@ COMMANDS = (
     Command("add", "remember something (always stored: you asked for it)", _add, _add_arguments),
     Command("search", "hybrid recall", _search, _search_arguments),
     Command("show", "one memory with its links and history", _show, _id_argument),
-    Command("edit", "change a memory's text, importance, type or pin (kept in its history)", _edit,
-            _edit_arguments),
+    Command("edit", "change a memory's text, importance, type or pin (kept in its history)", _edit, _edit_arguments),
     Command("forget", "archive (or --purge) memories by id or condition", _forget, _forget_arguments),
-    Command("restore", "bring an archived memory back, or a whole forget (--batch)", _restore,
-            _restore_arguments),
+    Command("restore", "bring an archived memory back, or a whole forget (--batch)", _restore, _restore_arguments),
     Command("link", "connect two memories", _link, _link_arguments),
     Command("stats", "counts, hit rate, model", _stats),
 )

@@ -78,9 +78,13 @@ def _print_model(result: dict[str, Any]) -> None:
 
 
 COMMANDS = (
-    Command("model", "the embedding model: show it, switch it, finish a switch", subcommands=(
-        Command("show", "the model in use and any switch in progress", _show),
-        Command("use", "switch to another GGUF embedding model and re-embed every memory", _use, _use_arguments),
-        Command("reembed", "continue (or finish) a model switch; Ctrl-C stops at the next batch", _reembed),
-    )),
+    Command(
+        "model",
+        "the embedding model: show it, switch it, finish a switch",
+        subcommands=(
+            Command("show", "the model in use and any switch in progress", _show),
+            Command("use", "switch to another GGUF embedding model and re-embed every memory", _use, _use_arguments),
+            Command("reembed", "continue (or finish) a model switch; Ctrl-C stops at the next batch", _reembed),
+        ),
+    ),
 )

@@ -44,8 +44,9 @@ def to_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def emit(args: argparse.Namespace, data: Any, human: Callable[[Any], None] | None = None, *,
-         stream: TextIO | None = None) -> None:
+def emit(
+    args: argparse.Namespace, data: Any, human: Callable[[Any], None] | None = None, *, stream: TextIO | None = None
+) -> None:
     """Print a command's result: JSON with `--json`, else `human(data)` (or `key: value` lines)."""
     if getattr(args, "json", False):
         print(to_json(data), file=stream or sys.stdout)

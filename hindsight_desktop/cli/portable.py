@@ -22,41 +22,58 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _export(args: argparse.Namespace) -> None:
-    filters = MemoryFilter(layers=tuple(args.layer or ()), statuses=tuple(args.status or ()),
-                           written_by=tuple(args.client or ()))
+    filters = MemoryFilter(
+        layers=tuple(args.layer or ()), statuses=tuple(args.status or ()), written_by=tuple(args.client or ())
+    )
     target = args.output if args.output is not None else sys.stdout
     with open_engine(args) as engine:
         summary = engine.export(args.format, target, filters, embeddings=args.embeddings)
     # With no file the export itself is on stdout, so the summary goes to stderr.
     stream = sys.stdout if args.output is not None else sys.stderr
-    emit(args, summary, human=lambda s: print(
-        f"Exported {s['memories']} memories, {s['links']} links and {s['events']} events"
-        + (f" to {s['path']}" if s["path"] else "") + ".", file=stream), stream=stream)
+    emit(
+        args,
+        summary,
+        human=lambda s: print(
+            f"Exported {s['memories']} memories, {s['links']} links and {s['events']} events"
+            + (f" to {s['path']}" if s["path"] else "")
+            + ".",
+            file=stream,
+        ),
+        stream=stream,
+    )
 
 
 def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="the file to read")
-    p.add_argument("--format", help="json, jsonl, mcp-memory, markdown, text or lines "
-                                    "(ChatGPT/Claude memories); default: from the file")
+    p.add_argument(
+        "--format",
+        help="json, jsonl, mcp-memory, markdown, text or lines (ChatGPT/Claude memories); default: from the file",
+    )
     p.add_argument("--dry-run", action="store_true", help="report what would happen, change nothing")
-    p.add_argument("--keep-writers", action="store_true",
-                   help="the file is your own export from another computer: keep who wrote each memory and "
-                        "its pins (a bundle sealed by this data folder keeps them anyway)")
+    p.add_argument(
+        "--keep-writers",
+        action="store_true",
+        help="the file is your own export from another computer: keep who wrote each memory and "
+        "its pins (a bundle sealed by this data folder keeps them anyway)",
+    )
 
 
 def _import(args: argparse.Namespace) -> None:
     with open_engine(args) as engine:
-        report = engine.import_file(args.file, args.format, dry_run=args.dry_run,
-                                    keep_writers=args.keep_writers).to_dict()
+        report = engine.import_file(
+            args.file, args.format, dry_run=args.dry_run, keep_writers=args.keep_writers
+        ).to_dict()
     emit(args, report, human=lambda r: _print_import(r, args.file))
 
 
 def _print_import(report: dict[str, Any], file: Path) -> None:
     verb = "Would import" if report["dry_run"] else "Imported"
-    print(f"{verb} {report['read']} items from {file} ({report['format']}): {report['created']} new, "
-          f"{report['duplicates']} merged into existing memories, {report['skipped_existing']} already present, "
-          f"{report['superseded']} older statements superseded, {report['redactions']} secrets redacted, "
-          f"{report['links']} links, {report['events']} history events.")
+    print(
+        f"{verb} {report['read']} items from {file} ({report['format']}): {report['created']} new, "
+        f"{report['duplicates']} merged into existing memories, {report['skipped_existing']} already present, "
+        f"{report['superseded']} older statements superseded, {report['redactions']} secrets redacted, "
+        f"{report['links']} links, {report['events']} history events."
+    )
 
 
 COMMANDS = (

@@ -56,15 +56,19 @@ def _argument(action: argparse.Action) -> tuple[str, str]:
     return f"`{name}`", "; ".join(d for d in details if d)
 
 
-def _command_section(path: tuple[str, ...], help_text: str, aliases: list[str],
-                     parser: argparse.ArgumentParser) -> list[str]:
+def _command_section(
+    path: tuple[str, ...], help_text: str, aliases: list[str], parser: argparse.ArgumentParser
+) -> list[str]:
     if not help_text.strip():
         raise ValueError(f"`hindsight-desktop {' '.join(path)}` has no help text")
     lines = [f"## `hindsight-desktop {' '.join(path)}`", "", help_text[0].upper() + help_text[1:] + "."]
     if aliases:
         lines += ["", "Also: " + ", ".join(f"`{a}`" for a in aliases) + "."]
-    rows = [_argument(a) for a in parser._actions
-            if not isinstance(a, argparse._SubParsersAction) and not set(a.option_strings) & set(GLOBAL_OPTIONS)]
+    rows = [
+        _argument(a)
+        for a in parser._actions
+        if not isinstance(a, argparse._SubParsersAction) and not set(a.option_strings) & set(GLOBAL_OPTIONS)
+    ]
     if rows:
         lines += ["", *_table(("Argument", "Meaning"), rows)]
     subs = [name for name, *_ in _subcommands(parser)]
@@ -84,13 +88,22 @@ def cli_page() -> str:
 
     parser = build_parser()
     globals_ = [_argument(a) for a in parser._actions if set(a.option_strings) & {"--data-dir", "--json"}]
-    lines = [NOTE.format(source="the command parsers (hindsight_desktop/cli/)"), "", "# The command line", "",
-             f"{parser.description} With no command, `hindsight-desktop` starts the desktop app.", "",
-             "Every command takes these options, before or after its name (given twice, the later one wins):", "",
-             *_table(("Option", "Meaning"), globals_), "",
-             "With `--json` a command prints its result as one JSON document and an error as "
-             '`{"error": …, "code": …}` on stderr. Exit codes: 2 bad input, 3 unknown id, 4 memory paused, '
-             "5 model problem; `doctor` exits 1 when a check failed.", ""]
+    lines = [
+        NOTE.format(source="the command parsers (hindsight_desktop/cli/)"),
+        "",
+        "# The command line",
+        "",
+        f"{parser.description} With no command, `hindsight-desktop` starts the desktop app.",
+        "",
+        "Every command takes these options, before or after its name (given twice, the later one wins):",
+        "",
+        *_table(("Option", "Meaning"), globals_),
+        "",
+        "With `--json` a command prints its result as one JSON document and an error as "
+        '`{"error": …, "code": …}` on stderr. Exit codes: 2 bad input, 3 unknown id, 4 memory paused, '
+        "5 model problem; `doctor` exits 1 when a check failed.",
+        "",
+    ]
     for section in _walk(parser):
         lines += section
     return "\n".join(lines).rstrip() + "\n"
@@ -114,24 +127,36 @@ def _allowed(option: Any) -> str:
         keys = ", ".join(f"`{k}` ({label})" for k, label in option.keys.items())
         return f"{keys}: each {option.allowed()}" + ("; not all 0" if option.some_positive else "")
     allowed = option.allowed() + (option.unit and f" ({option.unit.strip()})")
-    return allowed + (f"; 0: {option.zero_means}" if option.zero_means else "") + (" or null" if option.optional else "")
+    return (
+        allowed + (f"; 0: {option.zero_means}" if option.zero_means else "") + (" or null" if option.optional else "")
+    )
 
 
 def settings_page() -> str:
     from hindsight_desktop.config import OPTIONS, SETTINGS_FILE
 
-    lines = [NOTE.format(source="the declarations in hindsight_desktop/config.py"), "", "# Settings", "",
-             f"The app's Settings window saves these in `{SETTINGS_FILE}` in the config folder "
-             "(`~/.config/hindsight-desktop` on Linux, or `HINDSIGHT_CONFIG_DIR`); the command line and the "
-             "MCP server read the same file. A bad value is refused with a message naming it.", ""]
+    lines = [
+        NOTE.format(source="the declarations in hindsight_desktop/config.py"),
+        "",
+        "# Settings",
+        "",
+        f"The app's Settings window saves these in `{SETTINGS_FILE}` in the config folder "
+        "(`~/.config/hindsight-desktop` on Linux, or `HINDSIGHT_CONFIG_DIR`); the command line and the "
+        "MCP server read the same file. A bad value is refused with a message naming it.",
+        "",
+    ]
     sections: dict[str | None, list[Any]] = {}
     for option in OPTIONS.values():
         sections.setdefault(option.section, []).append(option)
     for section, found in sorted(sections.items(), key=lambda item: item[0] is None):
         lines += [f"## {section or 'In the settings file only'}", ""]
-        lines += _table(("Setting", "Default", "Allowed", "Meaning"), [
-            (f"`{o.name}`", _default(o), _allowed(o), f"{o.label}: {o.tooltip}" if section else o.tooltip)
-            for o in found])
+        lines += _table(
+            ("Setting", "Default", "Allowed", "Meaning"),
+            [
+                (f"`{o.name}`", _default(o), _allowed(o), f"{o.label}: {o.tooltip}" if section else o.tooltip)
+                for o in found
+            ],
+        )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -177,16 +202,41 @@ def _tools() -> list[Any]:
 def mcp_page() -> str:
     from hindsight_desktop.mcp.server import INSTRUCTIONS
 
-    lines = [NOTE.format(source="the tool definitions and result schemas in hindsight_desktop/mcp/"), "",
-             "# MCP tools", "", "What the server tells every client when it connects:", "", "```text",
-             INSTRUCTIONS.strip(), "```", ""]
+    lines = [
+        NOTE.format(source="the tool definitions and result schemas in hindsight_desktop/mcp/"),
+        "",
+        "# MCP tools",
+        "",
+        "What the server tells every client when it connects:",
+        "",
+        "```text",
+        INSTRUCTIONS.strip(),
+        "```",
+        "",
+    ]
     for tool in _tools():
         hints = tool.annotations
-        flags = [word for word, on in (("read-only", hints.read_only_hint), ("destructive", hints.destructive_hint),
-                                       ("idempotent", hints.idempotent_hint)) if on]
-        lines += [f"## `{tool.name}`: {tool.title}", "", tool.description, "",
-                  f"Hints: {', '.join(flags) or 'none'}.", "", "Arguments:", "",
-                  *_fields(tool.input_schema, with_default=True), ""]
+        flags = [
+            word
+            for word, on in (
+                ("read-only", hints.read_only_hint),
+                ("destructive", hints.destructive_hint),
+                ("idempotent", hints.idempotent_hint),
+            )
+            if on
+        ]
+        lines += [
+            f"## `{tool.name}`: {tool.title}",
+            "",
+            tool.description,
+            "",
+            f"Hints: {', '.join(flags) or 'none'}.",
+            "",
+            "Arguments:",
+            "",
+            *_fields(tool.input_schema, with_default=True),
+            "",
+        ]
         output = tool.output_schema or {}
         if output:
             lines += ["Result (`structuredContent`):", "", *_fields(output, with_default=False), ""]
@@ -200,8 +250,11 @@ PAGES: dict[str, Callable[[], str]] = {"cli.md": cli_page, "settings.md": settin
 
 def stale(docs: Path = DOCS) -> list[str]:
     """The pages whose file differs from what the code declares."""
-    return [name for name, page in PAGES.items()
-            if not (docs / name).is_file() or (docs / name).read_text(encoding="utf-8") != page()]
+    return [
+        name
+        for name, page in PAGES.items()
+        if not (docs / name).is_file() or (docs / name).read_text(encoding="utf-8") != page()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

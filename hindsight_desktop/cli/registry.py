@@ -31,8 +31,7 @@ def add_global_options(parser: argparse.ArgumentParser, *, top_level: bool) -> N
     # subcommand the default must be SUPPRESS: a default there would erase `--json` given before the
     # command. Given in both places, the one after the command (parsed later) wins.
     default: dict[str, Any] = {} if top_level else {"default": argparse.SUPPRESS}
-    group.add_argument("--data-dir", type=Path, help=f"where the memory file lives (or set {DATA_DIR_ENV})",
-                       **default)
+    group.add_argument("--data-dir", type=Path, help=f"where the memory file lives (or set {DATA_DIR_ENV})", **default)
     group.add_argument("--json", action="store_true", help="print machine-readable JSON", **default)
 
 
@@ -46,8 +45,9 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hindsight-desktop",
-                                     description="Private long-term memory for the assistants on this computer.")
+    parser = argparse.ArgumentParser(
+        prog="hindsight-desktop", description="Private long-term memory for the assistants on this computer."
+    )
     parser.add_argument("--version", action="version", version=f"hindsight-desktop {__version__}")
     add_global_options(parser, top_level=True)
     parser.set_defaults(run=serve.app)  # no command at all starts the app

@@ -29,8 +29,7 @@ def checked_port(value: int | None) -> int:
 
 def _serve_arguments(p: argparse.ArgumentParser) -> None:
     port_option(p)
-    p.add_argument("--no-auth", action="store_true",
-                   help="accept requests without a token: for protocol testing only")
+    p.add_argument("--no-auth", action="store_true", help="accept requests without a token: for protocol testing only")
 
 
 def _serve(args: argparse.Namespace) -> None:
@@ -41,8 +40,10 @@ def _serve(args: argparse.Namespace) -> None:
     sock = bind_loopback(port)  # before the model loads: a busy port fails at once
     registry = None
     if args.no_auth:
-        warn(f"--no-auth: any program on this computer can read and change memory through "
-             f"http://{LOOPBACK}:{port}{MCP_PATH} without a token. Use it only for protocol testing.")
+        warn(
+            f"--no-auth: any program on this computer can read and change memory through "
+            f"http://{LOOPBACK}:{port}{MCP_PATH} without a token. Use it only for protocol testing."
+        )
     else:
         registry = ClientRegistry.open(data_dir(args))
         if not any(c.active for c in registry.list()):
@@ -69,13 +70,24 @@ def _serve(args: argparse.Namespace) -> None:
 
 def _stdio_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--client", help="client name recorded on memories (default: $HINDSIGHT_CLIENT, else stdio)")
-    p.add_argument("--in-process", action="store_true",
-                   help="load the memory in this process instead of sharing the running app's or server's")
-    p.add_argument("--idle-exit", type=float, default=None, metavar="SECONDS",
-                   help="a shared server this command starts exits after this long with no client "
-                        "(default $HINDSIGHT_IDLE_EXIT, else 600)")
-    p.add_argument("--shared-server", action="store_true",
-                   help="run as the shared background server (what the first stdio client starts itself)")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="load the memory in this process instead of sharing the running app's or server's",
+    )
+    p.add_argument(
+        "--idle-exit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a shared server this command starts exits after this long with no client "
+        "(default $HINDSIGHT_IDLE_EXIT, else 600)",
+    )
+    p.add_argument(
+        "--shared-server",
+        action="store_true",
+        help="run as the shared background server (what the first stdio client starts itself)",
+    )
 
 
 def _idle_exit(value: float | None) -> float:
@@ -128,7 +140,12 @@ def app(args: argparse.Namespace) -> int:
 
 COMMANDS = (
     Command("serve", "run the MCP server over HTTP on 127.0.0.1 (no tray app)", _serve, _serve_arguments),
-    Command("mcp", "serve MCP on stdin/stdout (for clients that launch a command), through the running app or "
-                   "server for this data folder (started in the background when none runs)", _stdio, _stdio_arguments),
+    Command(
+        "mcp",
+        "serve MCP on stdin/stdout (for clients that launch a command), through the running app or "
+        "server for this data folder (started in the background when none runs)",
+        _stdio,
+        _stdio_arguments,
+    ),
     Command("app", "start the desktop app: tray, timeline, MCP server (also: no command at all)", app),
 )

@@ -101,28 +101,49 @@ def assemble(store: Store, settings: Settings, clock: Callable[[], datetime], lo
         embed = scorer_embed = old_cache
     else:
         new_cache = EmbedCache(target.embed) if target is not None else None
-        vectors = switching.SwitchingIndex(VectorIndex(state.target.num, state.target.dim),
-                                           VectorIndex(state.active.num, state.active.dim),
-                                           has_new=new_cache is not None, has_old=old_cache is not None)
+        vectors = switching.SwitchingIndex(
+            VectorIndex(state.target.num, state.target.dim),
+            VectorIndex(state.active.num, state.active.dim),
+            has_new=new_cache is not None,
+            has_old=old_cache is not None,
+        )
         embed = EmbedCache(switching.JointEmbed(new_cache, state.target.dim, old_cache, state.active.dim))
         scorer_embed = new_cache if new_cache is not None else old_cache
     scale_model = target if target is not None else active  # the model new text is embedded with
     assert scale_model is not None
     scale = _calibration(store, scale_model)
-    scorer = WriteScorer(embed=scorer_embed, weights=dict(settings.signal_weights),
-                         threshold=settings.write_threshold, calibration=scale)
+    scorer = WriteScorer(
+        embed=scorer_embed, weights=dict(settings.signal_weights), threshold=settings.write_threshold, calibration=scale
+    )
     scorer.warm()  # the prototypes are embedded here, never inside a write transaction
     # Parts.vectors is typed VectorIndex; a SwitchingIndex offers the same methods over joint vectors.
-    parts = Parts(store=store, vectors=vectors, embed=embed, scorer=scorer,  # type: ignore[arg-type]
-                  settings=settings, clock=clock, model_id=state.active.model_id, calibration=scale,
-                  question_centres=_question_centres(store, state, active, target, scale), state=state,
-                  embedders={row.num: e for row, e in ((state.active, active), (state.target, target))
-                             if row is not None and e is not None})
+    parts = Parts(
+        store=store,
+        vectors=vectors,  # type: ignore[arg-type]
+        embed=embed,
+        scorer=scorer,
+        settings=settings,
+        clock=clock,
+        model_id=state.active.model_id,
+        calibration=scale,
+        question_centres=_question_centres(store, state, active, target, scale),
+        state=state,
+        embedders={
+            row.num: e
+            for row, e in ((state.active, active), (state.target, target))
+            if row is not None and e is not None
+        },
+    )
     return parts
 
 
-def _question_centres(store: Store, state: models.SpaceState, active: Embedder | None, target: Embedder | None,
-                      scale: calibration.Calibration) -> dict[str, np.ndarray]:
+def _question_centres(
+    store: Store,
+    state: models.SpaceState,
+    active: Embedder | None,
+    target: Embedder | None,
+    scale: calibration.Calibration,
+) -> dict[str, np.ndarray]:
     """Each language's average question, laid out like the vectors recall compares: one model's, or
     during a switch [new | old], each half centred with its own model's average (zeros for a model
     this process cannot load: its half of every question is zeros already)."""
@@ -132,8 +153,9 @@ def _question_centres(store: Store, state: models.SpaceState, active: Embedder |
     halves = []
     for embedder, dim in ((target, state.target.dim), (active, state.active.dim)):
         own = _calibration(store, embedder) if embedder is not None else None
-        halves.append({lang: own.centre(lang) if own is not None else np.zeros(dim, np.float32)
-                       for lang in calibration.SCRIPTS})
+        halves.append(
+            {lang: own.centre(lang) if own is not None else np.zeros(dim, np.float32) for lang in calibration.SCRIPTS}
+        )
     return {lang: np.concatenate([halves[0][lang], halves[1][lang]]) for lang in calibration.SCRIPTS}
 
 

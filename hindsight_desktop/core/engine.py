@@ -60,8 +60,17 @@ from hindsight_desktop.core.write.writer import WriteRequest, write
 
 # The engine's face: what the edges may take from here besides the engine (limits they show or check
 # before calling, and the records of the operations below).
-__all__ = ["BULK_ARCHIVE_CAP", "DEFAULT_MODEL_STEM", "HIT_CONFIDENCE", "MAX_LIST_ITEMS", "PERSON", "Explanation",
-           "ImportReport", "MemoryEngine", "Progress"]
+__all__ = [
+    "BULK_ARCHIVE_CAP",
+    "DEFAULT_MODEL_STEM",
+    "HIT_CONFIDENCE",
+    "MAX_LIST_ITEMS",
+    "PERSON",
+    "Explanation",
+    "ImportReport",
+    "MemoryEngine",
+    "Progress",
+]
 DEFAULT_MODEL_STEM = Path(DEFAULT_MODEL_FILE).stem  # the packaged model's ids start "<stem>:"
 Progress = Callable[[int, int], None]  # (done, total), for exports and imports
 T = TypeVar("T")
@@ -75,8 +84,14 @@ class MemoryEngine:
     >>> engine.search("when does my passport expire?").hits[0].memory.content  # doctest: +SKIP
     """
 
-    def __init__(self, data_dir: Path | None = None, *, settings: Settings | None = None,
-                 embedder: Embedder | None = None, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         """`embedder` (else the settings' model, else the packaged default) is the model of a new memory
         file; an existing file keeps the model its vectors came from (loader.py); `use_model` switches it."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -135,8 +150,14 @@ class MemoryEngine:
         self._sync_models()
         return {"status": outcome, **reembedding.status(self.store)}
 
-    def reembed(self, *, batch: int = reembedding.DEFAULT_BATCH, progress: reembedding.Progress | None = None,
-                should_stop: Callable[[], bool] | None = None, client: str = PERSON) -> dict[str, Any]:
+    def reembed(
+        self,
+        *,
+        batch: int = reembedding.DEFAULT_BATCH,
+        progress: reembedding.Progress | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        client: str = PERSON,
+    ) -> dict[str, Any]:
         """Re-embed into the new model's space until done or `should_stop()`; resumable at any time."""
         batch = validate.positive_int(batch, "batch", high=10_000)
         self._sync_models()
@@ -159,18 +180,37 @@ class MemoryEngine:
                 setattr(self.settings, item.name, getattr(settings, item.name))
 
     # ---- writing -------------------------------------------------------------------------------
-    def write(self, content: str, *, client: str = PERSON, type: str | None = None,
-              importance: float | None = None, metadata: dict[str, Any] | None = None,
-              occurred_at: datetime | str | None = None, session_id: str | None = None,
-              scope: str = "shared", layer: str | None = None, explicit: bool = False,
-              gate: bool = True) -> WriteResult:
+    def write(
+        self,
+        content: str,
+        *,
+        client: str = PERSON,
+        type: str | None = None,
+        importance: float | None = None,
+        metadata: dict[str, Any] | None = None,
+        occurred_at: datetime | str | None = None,
+        session_id: str | None = None,
+        scope: str = "shared",
+        layer: str | None = None,
+        explicit: bool = False,
+        gate: bool = True,
+    ) -> WriteResult:
         """Score and store one memory (or keep it in working memory when it is not worth keeping)."""
         with self.store.read() as db:
             meta.refuse_if_paused(db, "nothing new is being remembered right now")
-        request = WriteRequest(content=content, client=client, type=type, importance=importance,
-                               metadata=metadata, session_id=session_id, scope=scope, layer=layer,
-                               explicit=explicit, gate=gate,
-                               occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"))
+        request = WriteRequest(
+            content=content,
+            client=client,
+            type=type,
+            importance=importance,
+            metadata=metadata,
+            session_id=session_id,
+            scope=scope,
+            layer=layer,
+            explicit=explicit,
+            gate=gate,
+            occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"),
+        )
         return self._with_models(lambda: write(self.parts, request))
 
     def set_paused(self, paused: bool, *, client: str = PERSON) -> None:
@@ -184,19 +224,49 @@ class MemoryEngine:
             return meta.is_paused(db)
 
     # ---- recall --------------------------------------------------------------------------------
-    def search(self, query: str, *, limit: int = 5, layer: str | list[str] | None = None,
-               type: str | list[str] | None = None, time_range_days: float | None = None,
-               since: datetime | str | None = None, until: datetime | str | None = None,
-               client: str | None = None, written_by: str | None = None, deep: bool = False,
-               mode: str = "hybrid", log: bool = True) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        layer: str | list[str] | None = None,
+        type: str | list[str] | None = None,
+        time_range_days: float | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        client: str | None = None,
+        written_by: str | None = None,
+        deep: bool = False,
+        mode: str = "hybrid",
+        log: bool = True,
+    ) -> SearchResult:
         """Hybrid recall. `client` is who asks (None: the person, who sees everything)."""
-        q = Query.checked(self.clock(), query, limit=limit, layer=layer, type=type, time_range_days=time_range_days,
-                          since=since, until=until, client=client, written_by=written_by, deep=deep, mode=mode)
+        q = Query.checked(
+            self.clock(),
+            query,
+            limit=limit,
+            layer=layer,
+            type=type,
+            time_range_days=time_range_days,
+            since=since,
+            until=until,
+            client=client,
+            written_by=written_by,
+            deep=deep,
+            mode=mode,
+        )
         hits = self._with_models(lambda: recall(self.parts, q, self.recall_weights))
         if log:  # queued, not written: a search never waits for the file's write lock (access_stats.py)
-            self._access.record(SearchRecord(
-                ids=tuple(h.memory.id for h in hits if h.evidenced), at=self.clock(), client=client or PERSON, deep=q.deep,
-                mode=q.mode, policy=MaintenancePolicy.from_settings(self.settings)))
+            self._access.record(
+                SearchRecord(
+                    ids=tuple(h.memory.id for h in hits if h.evidenced),
+                    at=self.clock(),
+                    client=client or PERSON,
+                    deep=q.deep,
+                    mode=q.mode,
+                    policy=MaintenancePolicy.from_settings(self.settings),
+                )
+            )
         return SearchResult(query=q.text, hits=hits)
 
     def warm_up(self) -> None:
@@ -224,8 +294,9 @@ class MemoryEngine:
         with self.store.read() as db:
             return memories.load_memory(db, memory_id, client)[1]
 
-    def list_memories(self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0,
-                      after: Memory | None = None) -> list[Memory]:
+    def list_memories(
+        self, filters: MemoryFilter | None = None, *, limit: int = 50, offset: int = 0, after: Memory | None = None
+    ) -> list[Memory]:
         """Newest first (by event time), for timelines and exports; `filters` narrows it. `after` continues
         from a memory of the previous page (keyset paging: as fast however deep, unlike `offset`)."""
         limit = validate.positive_int(limit, "limit", high=100_000)
@@ -247,25 +318,58 @@ class MemoryEngine:
             return event_log.recent(db, memory_id, limit)
 
     # ---- changing ------------------------------------------------------------------------------
-    def edit(self, memory_id: str, *, client: str = PERSON, content: str | None = None,
-             type: str | None = None, importance: float | None = None, pinned: bool | None = None,
-             summary: str | None = None) -> Memory:
+    def edit(
+        self,
+        memory_id: str,
+        *,
+        client: str = PERSON,
+        content: str | None = None,
+        type: str | None = None,
+        importance: float | None = None,
+        pinned: bool | None = None,
+        summary: str | None = None,
+    ) -> Memory:
         """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed. The person
         may edit any memory; any other client only what it wrote itself."""
-        changes = editing.requested(self.settings.redact_personal_ids, content=content, type=type,
-                                    importance=importance, pinned=pinned, summary=summary)
+        changes = editing.requested(
+            self.settings.redact_personal_ids,
+            content=content,
+            type=type,
+            importance=importance,
+            pinned=pinned,
+            summary=summary,
+        )
         owner = None if client == PERSON else client
         return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock(), owner))
 
-    def forget(self, *, ids: list[str] | str | None = None, older_than_days: float | None = None,
-               layer: str | None = None, type: str | None = None, below_importance: float | None = None,
-               written_by: str | None = None, query: str | None = None, purge: bool = False,
-               client: str = PERSON, sees_all: bool = True) -> ForgetReceipt:
+    def forget(
+        self,
+        *,
+        ids: list[str] | str | None = None,
+        older_than_days: float | None = None,
+        layer: str | None = None,
+        type: str | None = None,
+        below_importance: float | None = None,
+        written_by: str | None = None,
+        query: str | None = None,
+        purge: bool = False,
+        client: str = PERSON,
+        sees_all: bool = True,
+    ) -> ForgetReceipt:
         """Archive (default) or purge every memory that matches all the given conditions."""
         req = forgetting.ForgetRequest.checked(
-            client, sees_all, self.settings.assistants_purge_any, ids=ids, older_than_days=older_than_days,
-            layer=layer, type=type, below_importance=below_importance, written_by=written_by, query=query,
-            purge=purge)
+            client,
+            sees_all,
+            self.settings.assistants_purge_any,
+            ids=ids,
+            older_than_days=older_than_days,
+            layer=layer,
+            type=type,
+            below_importance=below_importance,
+            written_by=written_by,
+            query=query,
+            purge=purge,
+        )
         receipt = self._with_models(lambda: forgetting.run(self.parts, req, self.clock()))
         if req.purge and receipt.forgotten:
             receipt.wal_cleared = self.store.checkpoint()
@@ -285,8 +389,9 @@ class MemoryEngine:
         """Bring an archived or superseded memory back into normal recall."""
         return forgetting.restore(self.parts, memory_id, client, self.clock())
 
-    def link(self, source_id: str, target_id: str, relation_type: str, *, strength: float = 1.0,
-             client: str | None = None) -> Link:
+    def link(
+        self, source_id: str, target_id: str, relation_type: str, *, strength: float = 1.0, client: str | None = None
+    ) -> Link:
         """Connect two memories (both must be visible to the client)."""
         kind = validate.label(relation_type, "relation_type")
         if kind is None:
@@ -296,15 +401,28 @@ class MemoryEngine:
             raise InvalidInput("strength must be a number from 0 to 1")
         return editing.link(self.parts, source_id, target_id, kind, weight, client, client or PERSON, self.clock())
 
-    def run_maintenance(self, client: str | None = None, *, should_stop: Callable[[], bool] | None = None,
-                        progress: runner.Progress | None = None, summarizer: Summarizer | None = None,
-                        **policy: object) -> dict[str, Any]:
+    def run_maintenance(
+        self,
+        client: str | None = None,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+        progress: runner.Progress | None = None,
+        summarizer: Summarizer | None = None,
+        **policy: object,
+    ) -> dict[str, Any]:
         """Maintenance now (maintenance/runner.py); stops at a batch boundary when `should_stop()` is true
         and the next call resumes there. Keyword arguments override the policy (e.g. batch=100)."""
         rules = MaintenancePolicy.from_settings(self.settings, **policy)
-        return self._with_models(lambda: runner.run_maintenance(
-            self.parts, client or PERSON, policy=rules, should_stop=should_stop, progress=progress,
-            summarizer=summarizer))
+        return self._with_models(
+            lambda: runner.run_maintenance(
+                self.parts,
+                client or PERSON,
+                policy=rules,
+                should_stop=should_stop,
+                progress=progress,
+                summarizer=summarizer,
+            )
+        )
 
     def maintenance_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent maintenance and re-embed runs: when, what changed, how long, how they ended."""
@@ -330,16 +448,30 @@ class MemoryEngine:
             return memories.most_recalled(db, limit)
 
     # ---- moving memories in and out ------------------------------------------------------------------
-    def export(self, fmt: str, target: str | os.PathLike[str] | IO[str], filters: MemoryFilter | None = None,
-               progress: Progress | None = None, *, embeddings: bool = False,
-               ids: list[str] | None = None) -> dict[str, Any]:
+    def export(
+        self,
+        fmt: str,
+        target: str | os.PathLike[str] | IO[str],
+        filters: MemoryFilter | None = None,
+        progress: Progress | None = None,
+        *,
+        embeddings: bool = False,
+        ids: list[str] | None = None,
+    ) -> dict[str, Any]:
         """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
         text stream, in `fmt` (portable/formats.py); returns what was written (portable/transfer.py)."""
         self._sync_models()
         return transfer.export_memories(self.parts, fmt, target, filters, progress, embeddings=embeddings, ids=ids)
 
-    def import_file(self, path: str | os.PathLike[str], fmt: str | None = None, dry_run: bool = False,
-                    progress: Progress | None = None, *, keep_writers: bool = False) -> ImportReport:
+    def import_file(
+        self,
+        path: str | os.PathLike[str],
+        fmt: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+        *,
+        keep_writers: bool = False,
+    ) -> ImportReport:
         """Bring memories in from a file in one transaction; `dry_run` reports and changes nothing.
         `keep_writers`: the file is the person's own, so who wrote each memory is kept (portable/transfer.py)."""
         self._sync_models()

@@ -27,7 +27,8 @@ NO_AUTH_CLIENT = "no-auth"  # HTTP calls without a token, in `serve --no-auth` o
 # mode, and names the product may write under in future (imports, maintenance): a client named like any
 # of these could read what they wrote privately. (mcp/identity.py adds the stdio-launched clients' names.)
 RESERVED_WRITERS = frozenset(
-    {*PERSON_WRITERS, STDIO_DEFAULT, NO_AUTH_CLIENT, "import", "maintenance", SYSTEM, "hindsight"})
+    {*PERSON_WRITERS, STDIO_DEFAULT, NO_AUTH_CLIENT, "import", "maintenance", SYSTEM, "hindsight"}
+)
 
 # Names end up in config keys, keyring entries and the memories' client column: keep them plain.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -36,9 +37,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 def client_name(value: object) -> str:
     """A client name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit."""
     if not isinstance(value, str) or not NAME_PATTERN.match(value.strip()):
-        raise InvalidInput(
-            f"client name {value!r} must be 1-64 letters, digits, '.', '_' or '-' (for example: cursor)"
-        )
+        raise InvalidInput(f"client name {value!r} must be 1-64 letters, digits, '.', '_' or '-' (for example: cursor)")
     return value.strip()
 
 
@@ -49,4 +48,4 @@ def is_person(client: str) -> bool:
 
 def imported_source(client: str) -> str | None:
     """The source an imported memory came from ("chatgpt" for "import:chatgpt"), else None."""
-    return client[len(IMPORT_PREFIX):] if client.startswith(IMPORT_PREFIX) else None
+    return client[len(IMPORT_PREFIX) :] if client.startswith(IMPORT_PREFIX) else None

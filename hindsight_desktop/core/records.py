@@ -192,8 +192,12 @@ class MemoryFilter:
         """A WHERE clause over the memories table aliased `m`, with its arguments."""
         clauses: list[str] = ["1"]
         args: list[Any] = []
-        for column, values, allowed in (("layer", self.layers, LAYERS), ("type", self.types, None),
-                                        ("client", self.written_by, None), ("status", self.statuses, STATUSES)):
+        for column, values, allowed in (
+            ("layer", self.layers, LAYERS),
+            ("type", self.types, None),
+            ("client", self.written_by, None),
+            ("status", self.statuses, STATUSES),
+        ):
             if not values:
                 continue
             if allowed is not None and any(v not in allowed for v in values):

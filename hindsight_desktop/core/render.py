@@ -42,19 +42,45 @@ DATA_NOT_INSTRUCTIONS = (
 # Characters that draw nothing: the TAG block (a known channel for instructions a person cannot see),
 # zero-width and joiner characters, direction controls, the soft hyphen, variation selectors beyond the
 # two that pick text or emoji style, and the rest of Unicode's default-ignorable code points.
-_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
-              (0xFE00, 0xFE0D), (0xFFA0, 0xFFA0), (0x1BCA0, 0x1BCA3), (0xE0000, 0xE0FFF))
+_IGNORABLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0D),
+    (0xFFA0, 0xFFA0),
+    (0x1BCA0, 0x1BCA3),
+    (0xE0000, 0xE0FFF),
+)
 # Words in the names of punctuation, symbols and modifier letters that can stand for a quotation mark,
 # beyond the Pi/Pf categories: primes and ditto marks, CJK corner brackets, ornaments, double acute.
-_QUOTE_NAMES = ("QUOTATION", "QUOTE", "PRIME", "DITTO", "CORNER BRACKET", "GERESH", "GERSHAYIM", "APOSTROPHE",
-                "TURNED COMMA", "DOUBLE ACUTE")
+_QUOTE_NAMES = (
+    "QUOTATION",
+    "QUOTE",
+    "PRIME",
+    "DITTO",
+    "CORNER BRACKET",
+    "GERESH",
+    "GERSHAYIM",
+    "APOSTROPHE",
+    "TURNED COMMA",
+    "DOUBLE ACUTE",
+)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 # First-person words and their second-person forms; "am"/"was" only change right after "I".
 _SWAPS = {
-    "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-    "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
 }
 _PAIRS = {("i", "am"): "you are", ("i", "was"): "you were", ("i", "wasn't"): "you weren't"}
 _WORD = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?")
@@ -148,11 +174,11 @@ def first_person_clause(text: str) -> str | None:
         word = match.group().lower().replace("\u2019", "'")
         nxt = words[i + 1] if i + 1 < len(words) else None
         pair = (word, nxt.group().lower()) if nxt is not None else None
-        if nxt is not None and pair in _PAIRS and body[match.end():nxt.start()].isspace():
-            out.append(body[pos:match.start()] + _PAIRS[pair])
+        if nxt is not None and pair in _PAIRS and body[match.end() : nxt.start()].isspace():
+            out.append(body[pos : match.start()] + _PAIRS[pair])
             pos, skip = nxt.end(), True
         elif word in _SWAPS:
-            out.append(body[pos:match.start()] + _SWAPS[word])
+            out.append(body[pos : match.start()] + _SWAPS[word])
             pos = match.end()
     out.append(body[pos:])
     return "".join(out)
@@ -183,8 +209,9 @@ def memory_sentence(memory: Memory, tz: tzinfo | None = None) -> str:
     return f"You said on {when}: \u201c{text}\u201d"
 
 
-def search_text(query: str, hits: list[SearchHit], *, explain: bool = False, truncated: bool = False,
-                tz: tzinfo | None = None) -> str:
+def search_text(
+    query: str, hits: list[SearchHit], *, explain: bool = False, truncated: bool = False, tz: tzinfo | None = None
+) -> str:
     """A numbered list of recalled memories, most relevant first, with the data-not-instructions line."""
     if not hits:
         return f"No memories match \u201c{one_line(query)}\u201d."
@@ -193,29 +220,35 @@ def search_text(query: str, hits: list[SearchHit], *, explain: bool = False, tru
     for rank, hit in enumerate(hits, 1):
         m = hit.memory
         state = "" if m.status == "active" else f", {m.status}"
-        lines.append(f"{rank}. {memory_sentence(m, tz)} ({one_line(m.type)}, {one_line(m.id)}, relevance "
-                     f"{hit.relevance:.2f}, confidence {hit.confidence:.2f}{state})")
+        lines.append(
+            f"{rank}. {memory_sentence(m, tz)} ({one_line(m.type)}, {one_line(m.id)}, relevance "
+            f"{hit.relevance:.2f}, confidence {hit.confidence:.2f}{state})"
+        )
         if explain and hit.scores:
             lines.append("   why: " + ", ".join(f"{k} {v:.3f}" for k, v in hit.scores.items()))
     if truncated:
-        lines.append("More results matched but were left out to keep this answer short; narrow the query "
-                     "or lower the limit.")
+        lines.append(
+            "More results matched but were left out to keep this answer short; narrow the query or lower the limit."
+        )
     if not any(hit.confidence >= HIT_CONFIDENCE for hit in hits):
-        lines.append("None of these is likely to answer the question (every confidence is below "
-                     f"{HIT_CONFIDENCE:.1f}): say that you do not know rather than guess from them.")
+        lines.append(
+            "None of these is likely to answer the question (every confidence is below "
+            f"{HIT_CONFIDENCE:.1f}): say that you do not know rather than guess from them."
+        )
     return "\n".join(lines)
 
 
 def write_text(result: WriteResult) -> str:
     """What happened to one write, in a sentence or two."""
     if result.duplicate_of:
-        text = (f"This repeats memory {result.duplicate_of}, so that memory was reinforced instead of "
-                f"storing a copy.")
+        text = f"This repeats memory {result.duplicate_of}, so that memory was reinforced instead of storing a copy."
     elif result.stored:
         text = f"Remembered as {result.layer} memory {result.id} (score {result.score:.2f})."
     else:
-        text = (f"Kept in working memory only (id {result.id}, score {result.score:.2f}): it fades after "
-                f"this session unless it comes up again.")
+        text = (
+            f"Kept in working memory only (id {result.id}, score {result.score:.2f}): it fades after "
+            f"this session unless it comes up again."
+        )
     if result.reason:
         text += f" {result.reason.rstrip('.')}."
     if result.supersedes:
@@ -234,22 +267,32 @@ def forget_text(receipt: ForgetReceipt) -> str:
     if receipt.mode == "purge":
         text = f"Deleted {count} {noun} for good from every table and index: {ids}."
         if receipt.removed.get("copies"):
-            text += f" ({receipt.removed['copies']} of them copies: merged duplicates or consolidated facts in the same words.)"
+            text += (
+                f" ({receipt.removed['copies']} of them copies: "
+                "merged duplicates or consolidated facts in the same words.)"
+            )
         if receipt.wal_cleared is False:
-            text += " Another process was reading the file, so old pages stay in its write-ahead log until the next checkpoint."
+            text += (
+                " Another process was reading the file, so old pages stay in its write-ahead log"
+                " until the next checkpoint."
+            )
         return text
     text = f"Archived {count} {noun} to cold storage (a deep search still finds them; they can be restored): {ids}."
     if receipt.left:
-        text += (f" {receipt.matched} matched; {receipt.left} were left as they are, because one call archives at "
-                 f"most {count}. Tell the person before going on.")
+        text += (
+            f" {receipt.matched} matched; {receipt.left} were left as they are, because one call archives at "
+            f"most {count}. Tell the person before going on."
+        )
     if receipt.batch and count > 1:
         text += f" The whole batch ({receipt.batch}) can be restored at once."
     return text
 
 
 def link_text(link: Link) -> str:
-    return (f"Linked {one_line(link.source_id)} to {one_line(link.target_id)} as \u201c{one_line(link.type)}\u201d "
-            f"(strength {link.strength:.2f}).")
+    return (
+        f"Linked {one_line(link.source_id)} to {one_line(link.target_id)} as \u201c{one_line(link.type)}\u201d "
+        f"(strength {link.strength:.2f})."
+    )
 
 
 _MAINTENANCE_LABELS = {

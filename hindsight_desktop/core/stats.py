@@ -19,9 +19,15 @@ def numbers(parts: Parts) -> dict[str, Any]:
         links = relations.count(db)
         vectors = parts.vectors.count(db)
     return {
-        "memories": sum(by_layer.values()), "by_layer": by_layer, "by_status": by_status,
-        "by_client": by_client, "links": links, "vectors": vectors, "model": parts.model_id,
-        "searches": logged, "hit_rate": round(found / logged, 4) if logged else None,
+        "memories": sum(by_layer.values()),
+        "by_layer": by_layer,
+        "by_status": by_status,
+        "by_client": by_client,
+        "links": links,
+        "vectors": vectors,
+        "model": parts.model_id,
+        "searches": logged,
+        "hit_rate": round(found / logged, 4) if logged else None,
         "database": str(parts.store.path),
     }
 

@@ -49,8 +49,7 @@ def parse_when(value: object, field: str = "timestamp") -> datetime:
         raise InvalidInput(f"{field} must be an ISO 8601 string, not {type(value).__name__}")
     # Checked before converting: a zone offset on year 1 or 9999 would overflow in astimezone.
     if not MIN_YEAR <= parsed.year <= MAX_YEAR:
-        raise InvalidInput(f"{field} is in the year {parsed.year}; dates must fall between {MIN_YEAR} and "
-                           f"{MAX_YEAR}")
+        raise InvalidInput(f"{field} is in the year {parsed.year}; dates must fall between {MIN_YEAR} and {MAX_YEAR}")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

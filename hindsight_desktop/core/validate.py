@@ -89,8 +89,7 @@ def days(value: Any, field: str) -> float | None:
     return positive_number(value, field, high=MAX_DAYS)
 
 
-def text_list(value: Any, field: str, *, max_items: int = MAX_LIST_ITEMS,
-              max_chars: int = MAX_ID_CHARS) -> list[str]:
+def text_list(value: Any, field: str, *, max_items: int = MAX_LIST_ITEMS, max_chars: int = MAX_ID_CHARS) -> list[str]:
     """One string or a list of short strings (ids, types), at most `max_items` of them."""
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list | tuple):
@@ -110,9 +109,12 @@ def label(value: Any, field: str, max_len: int = 40) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{field} must be a non-empty text label")
     from hindsight_desktop.core.redact.records import redact_label  # a label may carry a token (issue 17)
+
     text = redact_label(value)[0].strip().lower()
     if len(text) > max_len or not all(c.isalnum() or c in "_-" for c in text):
-        shown = text if len(text) <= 60 else text[:60] + "…"  # echoed redacted: an error reply is not a place for a token
+        shown = (
+            text if len(text) <= 60 else text[:60] + "…"
+        )  # echoed redacted: an error reply is not a place for a token
         raise InvalidInput(f"{field} {shown!r} must be at most {max_len} letters, digits, '_' or '-'")
     return text
 
@@ -193,8 +195,10 @@ def batch_id(value: Any) -> str:
 def not_ahead(value: datetime, now: datetime, field: str) -> datetime:
     """`value`, or InvalidInput naming `field` when it is more than MAX_AHEAD after `now`."""
     if value - now > MAX_AHEAD:
-        raise InvalidInput(f"{field} {to_db(value)} is more than a day ahead of now ({to_db(now)}); a memory "
-                           "records what happened: give the time it happened, or leave it out for now")
+        raise InvalidInput(
+            f"{field} {to_db(value)} is more than a day ahead of now ({to_db(now)}); a memory "
+            "records what happened: give the time it happened, or leave it out for now"
+        )
     return value
 
 

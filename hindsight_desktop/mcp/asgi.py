@@ -94,8 +94,16 @@ def _error(status: int, message: str) -> Response:
 class GuardedApp:
     """ASGI wrapper. `verify=None` turns token checks off (serve --no-auth, loopback only)."""
 
-    def __init__(self, app: ASGIApp, *, verify: Verifier | None, security: TransportSecuritySettings,
-                 path: str = "/mcp", presence: Presence | None = None, limits: SessionLimits | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        verify: Verifier | None,
+        security: TransportSecuritySettings,
+        path: str = "/mcp",
+        presence: Presence | None = None,
+        limits: SessionLimits | None = None,
+    ) -> None:
         self.app = app
         self.verify = verify
         self.path = path
@@ -175,6 +183,7 @@ class GuardedApp:
 
     def _recording(self, name: str, send: Send) -> Send:
         """Note the session id the SDK hands out in its answer, under the client that asked."""
+
         async def recording(message: Message) -> None:
             if message["type"] == "http.response.start":
                 for key, value in message.get("headers", []):
@@ -209,6 +218,7 @@ class GuardedApp:
         """Serve the request while `presence` knows it is in flight, and how it was answered."""
         assert self.presence is not None
         with self.presence.request(name, scope["method"]) as answered:
+
             async def noting(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     answered(int(message["status"]))

@@ -176,8 +176,10 @@ class ClientRegistry:
             return self.add(name, rotate=record is not None)
         token = self.token(name)
         if token is None:
-            raise InvalidInput(f"the token of {name!r} is no longer in the keyring or the token file; give it a "
-                               f"new one (`hindsight-desktop clients add {name} --rotate`, or Settings → Clients)")
+            raise InvalidInput(
+                f"the token of {name!r} is no longer in the keyring or the token file; give it a "
+                f"new one (`hindsight-desktop clients add {name} --rotate`, or Settings → Clients)"
+            )
         return token, None
 
     def revoke(self, name: str) -> ClientRecord:

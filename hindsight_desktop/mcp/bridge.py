@@ -32,8 +32,10 @@ INTERNAL = "hindsight-bridge:"  # id prefix of the requests the bridge itself se
 START_TIMEOUT = 180.0  # a first start converts nothing, but loads the model on a busy machine
 RECONNECT_GRACE = 60.0  # how long requests wait for a server before they are answered with an error
 DEFAULT_IDLE_EXIT = 600.0
-UNSURE = ("The memory server stopped while this call was in flight, so it is not known whether it took "
-          "effect. Search memory to check before calling it again.")
+UNSURE = (
+    "The memory server stopped while this call was in flight, so it is not known whether it took "
+    "effect. Search memory to check before calling it again."
+)
 
 
 class BridgeRefused(Exception):
@@ -82,15 +84,26 @@ def start_server(data_dir: Path, idle_exit: float) -> subprocess.Popen[bytes]:
     """The shared background server, detached from this process and its client's pipes."""
     log = runtime.runtime_dir() / f"server-{runtime.folder_key(data_dir)}.log"
     env = {**os.environ, "HINDSIGHT_DATA_DIR": str(Path(data_dir).resolve())}
-    flags: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {
-        "creationflags": getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(subprocess, "CREATE_NO_WINDOW", 0)}
+    flags: dict[str, Any] = (
+        {"start_new_session": True}
+        if os.name == "posix"
+        else {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(subprocess, "CREATE_NO_WINDOW", 0)}
+    )
     with open(log, "ab") as err:
-        return subprocess.Popen(server_command(idle_exit), env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err, close_fds=True, **flags)
+        return subprocess.Popen(
+            server_command(idle_exit),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            close_fds=True,
+            **flags,
+        )
 
 
-def connect(data_dir: Path, client: str, *, idle_exit: float = DEFAULT_IDLE_EXIT,
-            timeout: float = START_TIMEOUT) -> socket.socket:
+def connect(
+    data_dir: Path, client: str, *, idle_exit: float = DEFAULT_IDLE_EXIT, timeout: float = START_TIMEOUT
+) -> socket.socket:
     """Connect to the folder's server, starting the shared one when none runs."""
     sock = try_connect(data_dir, client)
     if sock is not None:
@@ -109,8 +122,9 @@ def connect(data_dir: Path, client: str, *, idle_exit: float = DEFAULT_IDLE_EXIT
                 sock = try_connect(data_dir, client)  # it may have lost a race to another server
                 if sock is not None:
                     return sock
-                raise BridgeUnavailable(f"the shared memory server exited ({child.returncode}); see "
-                                        f"{runtime.runtime_dir()} for its log")
+                raise BridgeUnavailable(
+                    f"the shared memory server exited ({child.returncode}); see {runtime.runtime_dir()} for its log"
+                )
             time.sleep(0.05)
     raise BridgeUnavailable("no memory server answered in time")
 
@@ -140,8 +154,15 @@ class _State:
 class Bridge:
     """Forwards lines between the client's stdin/stdout and the server's socket."""
 
-    def __init__(self, data_dir: Path, client: str, *, idle_exit: float = DEFAULT_IDLE_EXIT,
-                 stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        client: str,
+        *,
+        idle_exit: float = DEFAULT_IDLE_EXIT,
+        stdin: IO[bytes] | None = None,
+        stdout: IO[bytes] | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.client = client
         self.idle_exit = idle_exit
@@ -324,8 +345,11 @@ class Bridge:
         message_id = entry.message.get("id")
         if entry.message.get("method") == "tools/call":
             text = UNSURE if entry.sent and not self._safe_to_repeat(entry.message) else f"Error: {why}."
-            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message_id,
-                                      "result": {"content": [{"type": "text", "text": text}], "isError": True}}
+            answer: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": message_id,
+                "result": {"content": [{"type": "text", "text": text}], "isError": True},
+            }
         else:
             answer = {"jsonrpc": "2.0", "id": message_id, "error": {"code": -32603, "message": why}}
         self._write((json.dumps(answer) + "\n").encode("utf-8"))

@@ -48,8 +48,13 @@ class _Lines:
         while True:
             try:
                 line = await self.stream.receive_until(b"\n", MAX_LINE)
-            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError,
-                    anyio.ClosedResourceError, anyio.DelimiterNotFound):
+            except (
+                anyio.EndOfStream,
+                anyio.IncompleteRead,
+                anyio.BrokenResourceError,
+                anyio.ClosedResourceError,
+                anyio.DelimiterNotFound,
+            ):
                 return  # a partial last line is dropped, never executed
             yield line.decode("utf-8", errors="replace")
 

@@ -95,43 +95,92 @@ def _vscode_paths() -> list[Path]:
 
 def _vscode_inputs(data: dict[str, Any]) -> dict[str, Any]:
     inputs = [i for i in data.get("inputs", []) if not (isinstance(i, dict) and i.get("id") == VSCODE_INPUT)]
-    inputs.append({"type": "promptString", "id": VSCODE_INPUT, "description": "Hindsight Desktop token",
-                   "password": True})
+    inputs.append(
+        {"type": "promptString", "id": VSCODE_INPUT, "description": "Hindsight Desktop token", "password": True}
+    )
     return {"inputs": inputs}
 
 
 def _stdio_entry(t: Target) -> dict[str, Any]:
-    return {"command": t.command[0], "args": [*t.command[1:], "mcp"],
-            "env": {"HINDSIGHT_DATA_DIR": str(t.data_dir), "HINDSIGHT_CLIENT": t.client}}
+    return {
+        "command": t.command[0],
+        "args": [*t.command[1:], "mcp"],
+        "env": {"HINDSIGHT_DATA_DIR": str(t.data_dir), "HINDSIGHT_CLIENT": t.client},
+    }
 
 
-KINDS: dict[str, ClientKind] = {k.key: k for k in (
-    ClientKind("claude-code", "Claude Code", False, "mcpServers",
-               lambda t: {"type": "http", "url": t.url, "headers": _bearer(t)},
-               lambda: [], "run the command (user scope), or put the JSON in a project's .mcp.json"),
-    ClientKind("claude-desktop", "Claude Desktop", True, "mcpServers", _stdio_entry, _claude_desktop_paths,
-               "claude_desktop_config.json: macOS ~/Library/Application Support/Claude/; Windows "
-               "%APPDATA%\\Claude\\ and, for the Microsoft Store build, "
-               "%LOCALAPPDATA%\\Packages\\Claude_<id>\\LocalCache\\Roaming\\Claude\\"),
-    ClientKind("cursor", "Cursor", False, "mcpServers",
-               lambda t: {"url": t.url, "headers": _bearer(t)},
-               lambda: [_home(".cursor", "mcp.json")], "~/.cursor/mcp.json"),
-    ClientKind("vscode", "VS Code", False, "servers",
-               lambda t: {"type": "http", "url": t.url,
-                          "headers": {"Authorization": f"Bearer ${{input:{VSCODE_INPUT}}}"}},
-               _vscode_paths, "your user mcp.json (Command Palette: MCP: Open User Configuration) or "
-               ".vscode/mcp.json; VS Code asks for the token once and keeps it in its secret storage",
-               extra=_vscode_inputs),
-    ClientKind("windsurf", "Windsurf", False, "mcpServers",
-               lambda t: {"serverUrl": t.url, "headers": _bearer(t)},
-               lambda: [_home(".codeium", "windsurf", "mcp_config.json")], "~/.codeium/windsurf/mcp_config.json"),
-    ClientKind("zed", "Zed", False, "context_servers",
-               lambda t: {"url": t.url, "headers": _bearer(t)},
-               lambda: [_home(".config", "zed", "settings.json")], "Zed's settings.json"),
-    ClientKind("lmstudio", "LM Studio", False, "mcpServers",
-               lambda t: {"url": t.url, "headers": _bearer(t)},
-               lambda: [_home(".lmstudio", "mcp.json")], "~/.lmstudio/mcp.json"),
-)}
+KINDS: dict[str, ClientKind] = {
+    k.key: k
+    for k in (
+        ClientKind(
+            "claude-code",
+            "Claude Code",
+            False,
+            "mcpServers",
+            lambda t: {"type": "http", "url": t.url, "headers": _bearer(t)},
+            lambda: [],
+            "run the command (user scope), or put the JSON in a project's .mcp.json",
+        ),
+        ClientKind(
+            "claude-desktop",
+            "Claude Desktop",
+            True,
+            "mcpServers",
+            _stdio_entry,
+            _claude_desktop_paths,
+            "claude_desktop_config.json: macOS ~/Library/Application Support/Claude/; Windows "
+            "%APPDATA%\\Claude\\ and, for the Microsoft Store build, "
+            "%LOCALAPPDATA%\\Packages\\Claude_<id>\\LocalCache\\Roaming\\Claude\\",
+        ),
+        ClientKind(
+            "cursor",
+            "Cursor",
+            False,
+            "mcpServers",
+            lambda t: {"url": t.url, "headers": _bearer(t)},
+            lambda: [_home(".cursor", "mcp.json")],
+            "~/.cursor/mcp.json",
+        ),
+        ClientKind(
+            "vscode",
+            "VS Code",
+            False,
+            "servers",
+            lambda t: {"type": "http", "url": t.url, "headers": {"Authorization": f"Bearer ${{input:{VSCODE_INPUT}}}"}},
+            _vscode_paths,
+            "your user mcp.json (Command Palette: MCP: Open User Configuration) or "
+            ".vscode/mcp.json; VS Code asks for the token once and keeps it in its secret storage",
+            extra=_vscode_inputs,
+        ),
+        ClientKind(
+            "windsurf",
+            "Windsurf",
+            False,
+            "mcpServers",
+            lambda t: {"serverUrl": t.url, "headers": _bearer(t)},
+            lambda: [_home(".codeium", "windsurf", "mcp_config.json")],
+            "~/.codeium/windsurf/mcp_config.json",
+        ),
+        ClientKind(
+            "zed",
+            "Zed",
+            False,
+            "context_servers",
+            lambda t: {"url": t.url, "headers": _bearer(t)},
+            lambda: [_home(".config", "zed", "settings.json")],
+            "Zed's settings.json",
+        ),
+        ClientKind(
+            "lmstudio",
+            "LM Studio",
+            False,
+            "mcpServers",
+            lambda t: {"url": t.url, "headers": _bearer(t)},
+            lambda: [_home(".lmstudio", "mcp.json")],
+            "~/.lmstudio/mcp.json",
+        ),
+    )
+}
 
 
 def kind(key: str) -> ClientKind:
@@ -150,8 +199,19 @@ def fragment(k: ClientKind, t: Target) -> dict[str, Any]:
 
 def claude_code_command(t: Target) -> list[str]:
     # Options go before the server name: claude's parser stops reading options after it.
-    return ["claude", "mcp", "add", "--transport", "http", "--header", f"Authorization: Bearer {t.token}",
-            "--scope", "user", SERVER_KEY, t.url]
+    return [
+        "claude",
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "--header",
+        f"Authorization: Bearer {t.token}",
+        "--scope",
+        "user",
+        SERVER_KEY,
+        t.url,
+    ]
 
 
 def snippet(k: ClientKind, t: Target) -> tuple[str, str]:
@@ -190,8 +250,10 @@ class Installed:
         if self.written != self.path:
             parts.append(f"{self.path} is a link: updated the file it points to, {self.written}")
         if self.narrowed_from is not None:
-            parts.append(f"{self.written} had mode {self.narrowed_from:o}; it holds the bearer token, so it is "
-                         f"now {PRIVATE_MODE:o} (only you can read it)")
+            parts.append(
+                f"{self.written} had mode {self.narrowed_from:o}; it holds the bearer token, so it is "
+                f"now {PRIVATE_MODE:o} (only you can read it)"
+            )
         return "; ".join(parts) or None
 
 
@@ -212,8 +274,10 @@ def install(k: ClientKind, t: Target) -> list[Installed]:
 def _install_claude_code(t: Target) -> None:
     claude = shutil.which("claude")
     if claude is None:
-        raise HindsightError("the claude command is not on PATH; run the command from "
-                             "`hindsight-desktop clients config claude-code` yourself")
+        raise HindsightError(
+            "the claude command is not on PATH; run the command from "
+            "`hindsight-desktop clients config claude-code` yourself"
+        )
     # Replace an earlier entry so a rotated token takes over; a missing entry is fine.
     subprocess.run([claude, "mcp", "remove", "--scope", "user", SERVER_KEY], capture_output=True, check=False)
     done = subprocess.run([claude, *claude_code_command(t)[1:]], capture_output=True, text=True, check=False)

@@ -37,12 +37,15 @@ def transport_security() -> TransportSecuritySettings:
     """Only loopback names in Host and Origin (any port): a DNS-rebinding page gets 421/403."""
     hosts = [h for name in _LOCAL_NAMES for h in (name, f"{name}:*")]
     origins = [o for name in _LOCAL_NAMES for o in (f"http://{name}", f"http://{name}:*")]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
-def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None,
-                   presence: Presence | None = None, limits: SessionLimits | None = None) -> GuardedApp:
+def build_http_app(
+    engine: MemoryEngine,
+    registry: ClientRegistry | None,
+    presence: Presence | None = None,
+    limits: SessionLimits | None = None,
+) -> GuardedApp:
     """The MCP app behind the guard. `registry=None` means no tokens (serve --no-auth); `presence`,
     when given, hears of every authenticated request; `limits` bound the sessions (idle timeout, per
     client, in all)."""
@@ -50,10 +53,21 @@ def build_http_app(engine: MemoryEngine, registry: ClientRegistry | None,
     identity = Identity(anonymous=NO_AUTH_CLIENT if registry is None else None)
     server = build_server(engine, identity)
     security = transport_security()
-    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=LOOPBACK,
-                                       session_idle_timeout=limits.idle_timeout, max_sessions=limits.total)
-    return GuardedApp(inner, verify=registry.verify if registry is not None else None, security=security,
-                      path=MCP_PATH, presence=presence, limits=limits)
+    inner = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        host=LOOPBACK,
+        session_idle_timeout=limits.idle_timeout,
+        max_sessions=limits.total,
+    )
+    return GuardedApp(
+        inner,
+        verify=registry.verify if registry is not None else None,
+        security=security,
+        path=MCP_PATH,
+        presence=presence,
+        limits=limits,
+    )
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -65,8 +79,10 @@ def bind_loopback(port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise HindsightError(f"port {port} is already in use (is another Hindsight Desktop server "
-                                 f"running?); pick another with --port") from exc
+            raise HindsightError(
+                f"port {port} is already in use (is another Hindsight Desktop server "
+                f"running?); pick another with --port"
+            ) from exc
         raise HindsightError(f"cannot listen on {LOOPBACK}:{port}: {exc}") from exc
     sock.listen(128)
     sock.set_inheritable(True)
@@ -76,8 +92,14 @@ def bind_loopback(port: int) -> socket.socket:
 def _uvicorn(app: ASGIApp, read_timeout: float = READ_TIMEOUT) -> uvicorn.Server:
     # Open GET streams would hold shutdown forever; two seconds is plenty for answers in flight. The
     # protocol is h11 with a deadline for reading each request (read_timeout.py), whatever else is installed.
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
-                            access_log=False, http=timed_protocol(read_timeout))
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        access_log=False,
+        http=timed_protocol(read_timeout),
+    )
     return uvicorn.Server(config)
 
 
@@ -93,15 +115,22 @@ class HttpServer:
     """The HTTP server on a background thread: `start()`, then `stop()`. `presence` tells who is
     connected (the tray reads it)."""
 
-    def __init__(self, engine: MemoryEngine, port: int, registry: ClientRegistry | None,
-                 limits: SessionLimits | None = None, read_timeout: float = READ_TIMEOUT) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        port: int,
+        registry: ClientRegistry | None,
+        limits: SessionLimits | None = None,
+        read_timeout: float = READ_TIMEOUT,
+    ) -> None:
         self.port = port
         self.presence = Presence()
         self._sock = bind_loopback(port)
         self.app = build_http_app(engine, registry, self.presence, limits)
         self._server = _uvicorn(self.app, read_timeout)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
-                                        name="hindsight-mcp-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, name="hindsight-mcp-http", daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -48,7 +48,8 @@ def http_client_name(value: object) -> str:
     if is_reserved(name):
         raise InvalidInput(
             f"client name {name!r} is reserved: Hindsight Desktop writes under it itself (the person, or an "
-            f"assistant started as a command), so an HTTP client may not use it; choose another name")
+            f"assistant started as a command), so an HTTP client may not use it; choose another name"
+        )
     return name
 
 
@@ -73,8 +74,10 @@ class Identity:
         if name:
             if is_reserved(str(name)):
                 # Registered before names were reserved (or by hand): refused rather than trusted.
-                raise NoIdentity(f"client name {name!r} is reserved for Hindsight Desktop itself; register this "
-                                 f"client under another name")
+                raise NoIdentity(
+                    f"client name {name!r} is reserved for Hindsight Desktop itself; register this "
+                    f"client under another name"
+                )
             return str(name)
         if self.anonymous is not None:
             return self.anonymous
@@ -86,6 +89,8 @@ def stdio_client_name(flag: str | None = None) -> str:
     stdio assistant writes must never read as the person's words."""
     name = client_name(flag or os.environ.get(CLIENT_ENV) or STDIO_DEFAULT)
     if name.casefold() in PERSON_WRITERS:
-        raise InvalidInput(f"client name {name!r} is the person's own (what they write in the app or the CLI); "
-                           f"start the stdio server under the assistant's name, e.g. --client claude-desktop")
+        raise InvalidInput(
+            f"client name {name!r} is the person's own (what they write in the app or the CLI); "
+            f"start the stdio server under the assistant's name, e.g. --client claude-desktop"
+        )
     return name

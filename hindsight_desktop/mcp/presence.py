@@ -73,8 +73,12 @@ class Presence:
             self._requests += requests
             old = self._clients.get(name) or Seen(name, first_seen=now, last_seen=now)
             self._clients[name] = replace(
-                old, last_seen=now if requests else old.last_seen, requests=old.requests + requests,
-                open_streams=max(0, old.open_streams + streams), ended=old.ended if ended is None else ended)
+                old,
+                last_seen=now if requests else old.last_seen,
+                requests=old.requests + requests,
+                open_streams=max(0, old.open_streams + streams),
+                ended=old.ended if ended is None else ended,
+            )
 
     @property
     def total_requests(self) -> int:

@@ -89,18 +89,37 @@ class MemoryResources:
             raise MCPError(code=INVALID_PARAMS, message=str(exc)) from exc
 
     async def _list(self, ctx: Any, params: Any) -> ListResourcesResult:
-        return ListResourcesResult(resources=[
-            Resource(uri=RECENT, name="recent", title="Recent memories", mime_type="text/plain",
-                     description=f"The {RECENT_LIMIT} most recent memories you may see, newest first."),
-            Resource(uri=PINNED, name="pinned", title="Pinned memories", mime_type="text/plain",
-                     description="The memories the person pinned (that you may see)."),
-        ])
+        return ListResourcesResult(
+            resources=[
+                Resource(
+                    uri=RECENT,
+                    name="recent",
+                    title="Recent memories",
+                    mime_type="text/plain",
+                    description=f"The {RECENT_LIMIT} most recent memories you may see, newest first.",
+                ),
+                Resource(
+                    uri=PINNED,
+                    name="pinned",
+                    title="Pinned memories",
+                    mime_type="text/plain",
+                    description="The memories the person pinned (that you may see).",
+                ),
+            ]
+        )
 
     async def _templates(self, ctx: Any, params: Any) -> ListResourceTemplatesResult:
-        return ListResourceTemplatesResult(resource_templates=[
-            ResourceTemplate(uri_template=ONE_TEMPLATE, name="memory", title="One memory", mime_type="text/plain",
-                             description="One memory by its id (as search results give it)."),
-        ])
+        return ListResourceTemplatesResult(
+            resource_templates=[
+                ResourceTemplate(
+                    uri_template=ONE_TEMPLATE,
+                    name="memory",
+                    title="One memory",
+                    mime_type="text/plain",
+                    description="One memory by its id (as search results give it).",
+                ),
+            ]
+        )
 
     async def _read(self, ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
         uri, caller = str(params.uri), self.caller(ctx)
@@ -114,12 +133,13 @@ class MemoryResources:
             found = self.engine.list_memories(MemoryFilter(statuses=active, viewer=caller), limit=RECENT_LIMIT)
             return render_memories("Recent memories", found)
         if uri == PINNED:
-            found = self.engine.list_memories(MemoryFilter(statuses=active, pinned=True, viewer=caller),
-                                              limit=PINNED_LIMIT)
+            found = self.engine.list_memories(
+                MemoryFilter(statuses=active, pinned=True, viewer=caller), limit=PINNED_LIMIT
+            )
             return render_memories("Pinned memories", found)
         if uri.startswith(ONE_PREFIX):
             try:
-                return render_memories("Memory", [self.engine.get(uri[len(ONE_PREFIX):], client=caller)])
+                return render_memories("Memory", [self.engine.get(uri[len(ONE_PREFIX) :], client=caller)])
             except HindsightError as exc:
                 raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
         raise MCPError(code=INVALID_PARAMS, message=f"unknown resource {uri!r}", data={"uri": uri})
@@ -203,7 +223,7 @@ class ChangeFeed:
 
     def _touches(self, sub: Subscription, changed: dict[str, str], seen: dict[tuple[str, str], Memory | None]) -> bool:
         if sub.uri.startswith(ONE_PREFIX):
-            memory_id = sub.uri[len(ONE_PREFIX):]
+            memory_id = sub.uri[len(ONE_PREFIX) :]
             return memory_id in changed and self._visible(memory_id, sub.caller, seen) is not None
         for memory_id, kind in changed.items():
             memory = self._visible(memory_id, sub.caller, seen)

@@ -91,8 +91,15 @@ def publish(data_dir: Path, port: int) -> Endpoint:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".endpoint-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"port": endpoint.port, "secret": endpoint.secret, "pid": endpoint.pid,
-                       "data_dir": str(Path(data_dir).resolve())}, handle)
+            json.dump(
+                {
+                    "port": endpoint.port,
+                    "secret": endpoint.secret,
+                    "pid": endpoint.pid,
+                    "data_dir": str(Path(data_dir).resolve()),
+                },
+                handle,
+            )
         os.chmod(tmp, 0o600)
         os.replace(tmp, target)
     except BaseException:

@@ -28,8 +28,11 @@ class SearchItem(BaseModel):
     type: str = Field(description="fact, preference, event, plan, instruction, skill, note, ...")
     layer: str
     relevance: float = Field(description="Fused relevance, 0-1; higher is better. Ranks, but is not absolute.")
-    confidence: float = Field(0.0, description="How likely this memory answers the query, 0-1 (calibrated "
-                                               "per model); below 0.5 it is probably not an answer.")
+    confidence: float = Field(
+        0.0,
+        description="How likely this memory answers the query, 0-1 (calibrated "
+        "per model); below 0.5 it is probably not an answer.",
+    )
     created_at: str = Field(description="When it was stored (ISO 8601, UTC).")
     occurred_at: str = Field(description="When the remembered thing happened or was said (ISO 8601, UTC).")
     status: str = Field(description="active, archived (cold storage) or superseded.")
@@ -43,8 +46,11 @@ class SearchItem(BaseModel):
 class SearchOutput(BaseModel):
     query: str
     results: list[SearchItem]
-    nothing_relevant: bool = Field(False, description="True when no result is likely to answer the query "
-                                                      "(every confidence below 0.5): say you do not know.")
+    nothing_relevant: bool = Field(
+        False,
+        description="True when no result is likely to answer the query "
+        "(every confidence below 0.5): say you do not know.",
+    )
     truncated: bool = Field(False, description="True when results were left out to keep the answer short.")
 
 
@@ -53,12 +59,18 @@ class ForgetOutput(BaseModel):
     mode: Literal["archive", "purge"] = Field(description="archive (restorable) or purge (gone for good).")
     removed: dict[str, int] = Field(default_factory=dict, description="Rows deleted per table (purge only).")
     matched: int = Field(0, description="How many memories met the conditions.")
-    left: int = Field(0, description="Matched but not forgotten: a forget by condition archives at most "
-                                     "50 per call; call again to continue.")
-    batch: str | None = Field(None, description="The archive's batch id, by which the whole forget can be "
-                                                "undone at once.")
-    wal_cleared: bool | None = Field(None, description="Purge only: false when another process's open read "
-                                                      "kept old pages in the write-ahead log for now.")
+    left: int = Field(
+        0,
+        description="Matched but not forgotten: a forget by condition archives at most "
+        "50 per call; call again to continue.",
+    )
+    batch: str | None = Field(
+        None, description="The archive's batch id, by which the whole forget can be undone at once."
+    )
+    wal_cleared: bool | None = Field(
+        None,
+        description="Purge only: false when another process's open read kept old pages in the write-ahead log for now.",
+    )
 
 
 class LinkOutput(BaseModel):
@@ -86,4 +98,5 @@ class MaintenanceOutput(BaseModel):
     capacity_archived: int = Field(0, description="Memories archived to stay within a client's capacity.")
     orphan_index_rows: int = Field(0, description="Index rows without a memory removed.")
     status: Literal["done", "stopped", "skipped", "failed"] = Field(
-        "done", description="done, stopped (resumes next time) or skipped (another maintenance run was going).")
+        "done", description="done, stopped (resumes next time) or skipped (another maintenance run was going)."
+    )

@@ -94,8 +94,10 @@ class SessionTable:
             return []
         idle = [s for _, s in mine if not self._entries[s].busy][:excess]
         if len(idle) < excess:
-            raise SessionsFull(f"client {client!r} already has {len(mine)} open sessions, all in use (the limit "
-                               f"is {self.limits.per_client}); close one (HTTP DELETE) before opening another")
+            raise SessionsFull(
+                f"client {client!r} already has {len(mine)} open sessions, all in use (the limit "
+                f"is {self.limits.per_client}); close one (HTTP DELETE) before opening another"
+            )
         for session_id in idle:
             del self._entries[session_id]
         return idle

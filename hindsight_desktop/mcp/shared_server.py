@@ -70,6 +70,7 @@ def serve_shared(data_dir: Path, idle_exit: float) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+
     def until_idle() -> None:
         while not stop.wait(0.5):
             if listener.idle_for() >= idle_exit or listener.yield_requested.is_set():

@@ -67,20 +67,31 @@ class MemoryTools:
         self,
         content: Annotated[str, Field(description="What to remember, as a self-contained sentence.")],
         ctx: Context,
-        type: Annotated[coerce.Text | None, Field(
-            description="fact, preference, event, plan, instruction, skill or note; guessed when omitted.")] = None,
+        type: Annotated[
+            coerce.Text | None,
+            Field(description="fact, preference, event, plan, instruction, skill or note; guessed when omitted."),
+        ] = None,
         importance: Annotated[coerce.Float | None, Field(description="0-1; guessed when omitted.")] = None,
         metadata: Annotated[coerce.JsonObject | None, Field(description="Small JSON object kept with it.")] = None,
-        timestamp: Annotated[coerce.Text | None, Field(
-            description="When it happened (ISO 8601), for importing history; default now.")] = None,
+        timestamp: Annotated[
+            coerce.Text | None, Field(description="When it happened (ISO 8601), for importing history; default now.")
+        ] = None,
         session_id: Annotated[coerce.Text | None, Field(description="Groups working memory by session.")] = None,
-        scope: Annotated[Scope, Field(
-            description="shared (every assistant may recall it) or private (only you).")] = "shared",
+        scope: Annotated[
+            Scope, Field(description="shared (every assistant may recall it) or private (only you).")
+        ] = "shared",
     ) -> Annotated[CallToolResult, WriteOutput]:
         with engine_errors():
-            result = self.engine.write(content, client=self.caller(ctx), type=type, importance=importance,
-                                       metadata=metadata, occurred_at=timestamp, session_id=session_id,
-                                       scope=scope)
+            result = self.engine.write(
+                content,
+                client=self.caller(ctx),
+                type=type,
+                importance=importance,
+                metadata=metadata,
+                occurred_at=timestamp,
+                session_id=session_id,
+                scope=scope,
+            )
         return _result(WriteOutput, result.to_dict(), render.write_text(result))
 
     def memory_search(
@@ -88,21 +99,31 @@ class MemoryTools:
         query: Annotated[str, Field(description="What you want to recall, in natural words.")],
         ctx: Context,
         limit: Annotated[coerce.Int, Field(description=f"How many results, 1-{MAX_LIMIT}.")] = 5,
-        memory_type: Annotated[coerce.TextOrList | None, Field(
-            description="Only these types (one or a list).")] = None,
-        time_range_days: Annotated[coerce.Float | None, Field(
-            description="Only memories from the last N days.")] = None,
+        memory_type: Annotated[coerce.TextOrList | None, Field(description="Only these types (one or a list).")] = None,
+        time_range_days: Annotated[
+            coerce.Float | None, Field(description="Only memories from the last N days.")
+        ] = None,
         deep: Annotated[coerce.Bool, Field(description="Also search archived (cold) memories.")] = False,
         explain: Annotated[coerce.Bool, Field(description="Include each signal's score.")] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         with engine_errors():
             if isinstance(limit, int) and not 1 <= limit <= MAX_LIMIT:
                 raise ToolError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-            found = self.engine.search(query, limit=limit, type=memory_type, time_range_days=time_range_days,
-                                       deep=deep, client=self.caller(ctx))
+            found = self.engine.search(
+                query,
+                limit=limit,
+                type=memory_type,
+                time_range_days=time_range_days,
+                deep=deep,
+                client=self.caller(ctx),
+            )
         hits, truncated = _within_budget(found.hits)
-        data = {"query": found.query, "results": [h.to_dict(explain) for h in hits], "truncated": truncated,
-                "nothing_relevant": not any(h.confidence >= HIT_CONFIDENCE for h in hits)}
+        data = {
+            "query": found.query,
+            "results": [h.to_dict(explain) for h in hits],
+            "truncated": truncated,
+            "nothing_relevant": not any(h.confidence >= HIT_CONFIDENCE for h in hits),
+        }
         text = render.search_text(found.query, hits, explain=explain, truncated=truncated)
         return _result(SearchOutput, data, text)
 
@@ -110,29 +131,45 @@ class MemoryTools:
         self,
         ctx: Context,
         memory_id: Annotated[coerce.TextOrList | None, Field(description="One id or a list of ids.")] = None,
-        older_than_days: Annotated[coerce.Float | None, Field(
-            description="Memories that happened more than N days ago.")] = None,
+        older_than_days: Annotated[
+            coerce.Float | None, Field(description="Memories that happened more than N days ago.")
+        ] = None,
         memory_type: Annotated[coerce.Text | None, Field(description="Memories of this type.")] = None,
-        below_importance: Annotated[coerce.Float | None, Field(
-            description="Memories less important than this (0-1).")] = None,
-        query: Annotated[coerce.Text | None, Field(
-            description="Memories containing every one of these words, or saying the same thing.")] = None,
-        purge: Annotated[coerce.Bool, Field(
-            description="Delete for good instead of archiving: only by memory_id, only memories you wrote, and "
-                        "only when the person asks for it.")] = False,
+        below_importance: Annotated[
+            coerce.Float | None, Field(description="Memories less important than this (0-1).")
+        ] = None,
+        query: Annotated[
+            coerce.Text | None,
+            Field(description="Memories containing every one of these words, or saying the same thing."),
+        ] = None,
+        purge: Annotated[
+            coerce.Bool,
+            Field(
+                description="Delete for good instead of archiving: only by memory_id, only memories you wrote, and "
+                "only when the person asks for it."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, ForgetOutput]:
         with engine_errors():
-            receipt = self.engine.forget(ids=memory_id, older_than_days=older_than_days, type=memory_type,
-                                         below_importance=below_importance, query=query, purge=purge,
-                                         client=self.caller(ctx), sees_all=False)
+            receipt = self.engine.forget(
+                ids=memory_id,
+                older_than_days=older_than_days,
+                type=memory_type,
+                below_importance=below_importance,
+                query=query,
+                purge=purge,
+                client=self.caller(ctx),
+                sees_all=False,
+            )
         return _result(ForgetOutput, receipt.to_dict(), render.forget_text(receipt))
 
     def memory_link(
         self,
         source_id: Annotated[str, Field(description="The memory the link starts from.")],
         target_id: Annotated[str, Field(description="The memory it points to.")],
-        relation_type: Annotated[str, Field(
-            description="A short label such as related, causes, part_of, contradicts, follows.")],
+        relation_type: Annotated[
+            str, Field(description="A short label such as related, causes, part_of, contradicts, follows.")
+        ],
         ctx: Context,
     ) -> Annotated[CallToolResult, LinkOutput]:
         with engine_errors():
@@ -142,9 +179,13 @@ class MemoryTools:
     def memory_reflect(
         self,
         ctx: Context,
-        scope: Annotated[MaintenanceScope, Field(
-            description="What to maintain: all (the whole memory, as done when the computer is idle). "
-                        "Maintenance never merges across privacy boundaries.")] = "all",
+        scope: Annotated[
+            MaintenanceScope,
+            Field(
+                description="What to maintain: all (the whole memory, as done when the computer is idle). "
+                "Maintenance never merges across privacy boundaries."
+            ),
+        ] = "all",
     ) -> Annotated[CallToolResult, MaintenanceOutput]:
         """Runs maintenance; the tool keeps its published name, `memory_reflect`."""
         with engine_errors():

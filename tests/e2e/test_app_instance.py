@@ -35,12 +35,18 @@ def test_a_second_launch_from_another_process_exits_at_once(qtbot, tmp_path):
     paths = AppPaths(tmp_path / "c", tmp_path / "d")
     first = SingleInstance(paths.instance_key())
     assert first.claim()
-    code = ("import sys; from pathlib import Path; from hindsight_desktop.app.main import run; "
-            f"sys.exit(run([], config_dir=Path({str(paths.config_dir)!r}), data_dir=Path({str(paths.data_dir)!r})))")
+    code = (
+        "import sys; from pathlib import Path; from hindsight_desktop.app.main import run; "
+        f"sys.exit(run([], config_dir=Path({str(paths.config_dir)!r}), data_dir=Path({str(paths.data_dir)!r})))"
+    )
     try:
         with qtbot.waitSignal(first.activated, timeout=20_000):
-            proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
-                                    env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code],
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+            )
         _out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0 and "already running" in err
     finally:

@@ -87,7 +87,7 @@ def _fill(engine, n: int, batch: int = 250) -> None:
     words = ("amber", "birch", "cobalt", "dune", "ember", "fjord", "granite", "harbor", "indigo", "juniper")
     texts = [f"item {i} {words[i % 10]} {words[(i // 10) % 10]}" for i in range(n)]
     for start in range(0, n, batch):
-        chunk = texts[start:start + batch]
+        chunk = texts[start : start + batch]
         engine.parts.embed(chunk)
         for text in chunk:
             engine.write(text, gate=False)

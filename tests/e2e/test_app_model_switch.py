@@ -33,7 +33,8 @@ def _save_button(dialog: SettingsDialog):
 
 
 def test_save_switches_a_file_made_with_another_model_to_the_built_in_one(
-        qtbot, app_paths, other_embedder, embedder, model_dir, token_store, monkeypatch):
+    qtbot, app_paths, other_embedder, embedder, model_dir, token_store, monkeypatch
+):
     # The default model is copied from the session's converted one (as an installed app ships it).
     monkeypatch.setenv(BUNDLED_MODEL_ENV, str(model_dir))
     app = start_shell(qtbot, app_paths, other_embedder)
@@ -48,11 +49,15 @@ def test_save_switches_a_file_made_with_another_model_to_the_built_in_one(
         assert dialog.model_default.isChecked()  # the setting names the built-in model…
         wait(qtbot, dialog.model_task)
         assert not before["languages"]["covers_chinese"]  # its vocabulary lacks most Chinese characters
-        assert dialog.model_in_use.text() == (f"In use: {OTHER_STEM}, "  # …the file uses another
-                                              "English only: Chinese is poorly understood")
+        assert dialog.model_in_use.text() == (
+            f"In use: {OTHER_STEM}, "  # …the file uses another
+            "English only: Chinese is poorly understood"
+        )
         assert not dialog.model_notice.isHidden()
-        assert dialog.model_notice.text() == (f"Saving will re-embed {len(support.SEEDS)} memories with "
-                                              "multilingual-e5-small; search keeps working meanwhile.")
+        assert dialog.model_notice.text() == (
+            f"Saving will re-embed {len(support.SEEDS)} memories with "
+            "multilingual-e5-small; search keeps working meanwhile."
+        )
 
         qtbot.mouseClick(_save_button(dialog), Qt.MouseButton.LeftButton)
         assert dialog.result() == dialog.DialogCode.Accepted
@@ -71,8 +76,7 @@ def test_save_switches_a_file_made_with_another_model_to_the_built_in_one(
         again = SettingsDialog(app.backend, app.paths)
         qtbot.addWidget(again)
         wait(qtbot, again.model_task)
-        assert again.model_in_use.text() == ("In use: multilingual-e5-small (built-in), "
-                                             "covers Chinese and English")
+        assert again.model_in_use.text() == ("In use: multilingual-e5-small (built-in), covers Chinese and English")
         assert again.model_notice.isHidden() and not again.switch_needed()
     finally:
         app.shutdown()
@@ -95,12 +99,13 @@ def test_save_with_the_model_in_use_selected_switches_nothing(qtbot, shell):
 
 def test_is_selected_compares_the_default_by_name_and_a_file_by_path(tmp_path):
     model = tmp_path / "mine.gguf"
-    status = {"default_stem": "multilingual-e5-small-q4_0",
-              "active": {"model_id": "mine:0123456789ab", "dim": 384, "path": str(model)}}
+    status = {
+        "default_stem": "multilingual-e5-small-q4_0",
+        "active": {"model_id": "mine:0123456789ab", "dim": 384, "path": str(model)},
+    }
     assert not is_selected(status, None)
     assert is_selected(status, str(model)) and is_selected(status, str(tmp_path / "." / "mine.gguf"))
     assert not is_selected(status, str(tmp_path / "other.gguf"))
     status["active"] = {"model_id": "multilingual-e5-small-q4_0:0123456789ab", "dim": 384, "path": None}
     assert is_selected(status, None) and not is_selected(status, str(model))
     assert is_selected({"default_stem": "x", "active": None}, str(model))  # an empty file takes any model
-

@@ -134,5 +134,7 @@ def test_autostart_entries_per_platform(tmp_path, monkeypatch):
     assert plist["ProgramArguments"] == command and plist["RunAtLoad"] is True
     autostart.set_enabled(False, platform="linux", home=tmp_path)
     assert not autostart.is_enabled(platform="linux", home=tmp_path)
-    assert autostart.subprocess_line([r"C:\Program Files\hd\hindsight-desktop.exe"]) == \
-        '"C:\\Program Files\\hd\\hindsight-desktop.exe"'
+    assert (
+        autostart.subprocess_line([r"C:\Program Files\hd\hindsight-desktop.exe"])
+        == '"C:\\Program Files\\hd\\hindsight-desktop.exe"'
+    )

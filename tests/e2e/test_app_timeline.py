@@ -68,8 +68,9 @@ def test_filters_narrow_the_timeline(qtbot, shell):
     bar.reset()
     bar.use_until.setChecked(True)
     bar.until.setDate(bar.until.date().fromString("2026-11-19", "yyyy-MM-dd"))
-    qtbot.waitUntil(lambda: not window.timeline.loading and window.timeline.total is not None
-                    and window.timeline.total < 5)
+    qtbot.waitUntil(
+        lambda: not window.timeline.loading and window.timeline.total is not None and window.timeline.total < 5
+    )
     assert all(m.occurred_at.date().isoformat() <= "2026-11-19" for m in window.timeline.memories())
     assert bar.filters().until is not None
 
@@ -108,8 +109,12 @@ def test_edit_content_type_importance_goes_through_the_engine(qtbot, shell):
     window = _window(qtbot, shell)
     _select(window, ids[1])
     memory = window.selected()[0]
-    wait(qtbot, window.actions_.edit(memory, {"content": "I prefer aisle seats on long flights.",
-                                              "type": "habit", "importance": 0.35}))
+    wait(
+        qtbot,
+        window.actions_.edit(
+            memory, {"content": "I prefer aisle seats on long flights.", "type": "habit", "importance": 0.35}
+        ),
+    )
     stored = engine.get(ids[1])
     assert (stored.content, stored.type, stored.importance) == ("I prefer aisle seats on long flights.", "habit", 0.35)
     shown = window.timeline.memory_at(window.timeline.index_of(ids[1]))
@@ -137,8 +142,11 @@ def test_forget_undo_restore_and_purge_with_confirmation(qtbot, shell):
     window.timeline_view.selectionModel().clearSelection()
     for memory_id in ids[:2]:
         index = window.timeline.index_of(memory_id)
-        window.timeline_view.selectionModel().select(index, window.timeline_view.selectionModel().SelectionFlag.Select
-                                                     | window.timeline_view.selectionModel().SelectionFlag.Rows)
+        window.timeline_view.selectionModel().select(
+            index,
+            window.timeline_view.selectionModel().SelectionFlag.Select
+            | window.timeline_view.selectionModel().SelectionFlag.Rows,
+        )
     assert sorted(window.selected_ids()) == sorted(ids[:2])
     wait(qtbot, window.forget_selected())  # bulk: both archived
     assert {engine.get(i).status for i in ids[:2]} == {"archived"}

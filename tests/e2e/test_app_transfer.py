@@ -20,10 +20,14 @@ def test_format_from_the_file_name_or_the_chosen_filter():
 
 
 def test_the_status_line_names_the_counts():
-    assert transfer.describe({"format": "json", "memories": 12, "links": 3, "path": "/x"}, "Exported") \
+    assert (
+        transfer.describe({"format": "json", "memories": 12, "links": 3, "path": "/x"}, "Exported")
         == "Exported: memories 12, links 3."
+    )
     report = ImportReport(format="json", source="/x", dry_run=False, created=3, skipped_existing=1)
-    assert transfer.describe(report, "Imported").startswith("Imported: read 0, created 3, duplicates 0, skipped existing 1")
+    assert transfer.describe(report, "Imported").startswith(
+        "Imported: read 0, created 3, duplicates 0, skipped existing 1"
+    )
 
 
 def test_a_selection_of_several_exports_only_those(qtbot, shell, tmp_path):

@@ -18,8 +18,14 @@ from hindsight_desktop.core.errors import PausedError
 
 def test_menu_has_the_issue_s_actions(shell):
     texts = [a.text() for a in shell.tray.menu.actions() if a.text()]
-    for wanted in ("Open timeline", "Pause memory", "Copy client config", "Run maintenance now", "Settings…",
-                   "Quit Hindsight Desktop"):
+    for wanted in (
+        "Open timeline",
+        "Pause memory",
+        "Copy client config",
+        "Run maintenance now",
+        "Settings…",
+        "Quit Hindsight Desktop",
+    ):
         assert wanted in texts
     assert any(t.startswith("MCP server:") for t in texts)
     assert {"Claude Code", "Cursor", "VS Code"} <= {a.text() for a in shell.tray.copy_menu.actions()}

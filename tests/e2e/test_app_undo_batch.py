@@ -21,6 +21,7 @@ from hindsight_desktop.mcp.server import build_server
 
 def _assistant_forgets(engine, **conditions) -> dict:
     """One memory_forget call by the assistant "cursor", through the MCP server."""
+
     async def scenario():
         async with Client(build_server(engine, Identity(local="cursor"))) as client:
             return await call(client, "memory_forget", **conditions)
@@ -32,8 +33,7 @@ def _open(qtbot, window, memory_id: str) -> str:
     """Select the memory in the timeline and return the detail pane's page once its history is in."""
     window.go_to(memory_id)
     assert [m.id for m in window.selected()] == [memory_id]
-    qtbot.waitUntil(lambda: window.detail.extras is not None and window.detail.memory.id == memory_id,
-                    timeout=20_000)
+    qtbot.waitUntil(lambda: window.detail.extras is not None and window.detail.memory.id == memory_id, timeout=20_000)
     return window.detail.browser.toHtml()
 
 
@@ -78,8 +78,7 @@ def test_the_person_undoes_an_assistants_bulk_forget_from_the_detail_pane(qtbot,
     assert undo[0].client == "desktop" and undo[0].detail["batch"] == first["batch"]
     # The archived view keeps only the second forget's memories (the restored one left it, and the
     # pane with it, as after a plain Restore); opened again, it no longer offers the undo.
-    qtbot.waitUntil(lambda: {m.id for m in window.timeline.memories()} == set(second["forgotten"]),
-                    timeout=20_000)
+    qtbot.waitUntil(lambda: {m.id for m in window.timeline.memories()} == set(second["forgotten"]), timeout=20_000)
     assert window.detail.memory is None
     window.filter_bar.reset()
     qtbot.waitUntil(lambda: window.timeline.total == n - 3 + 1 and not window.timeline.loading, timeout=20_000)

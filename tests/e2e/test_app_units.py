@@ -35,8 +35,7 @@ def test_resources_are_written_as_svg_and_png(qtbot, tmp_path):
 
 
 def test_app_state_survives_a_restart(tmp_path):
-    state = AppState(last_maintenance="2026-11-25T03:00:00+00:00", last_report={"merged": 2},
-                     known_clients=["cursor"])
+    state = AppState(last_maintenance="2026-11-25T03:00:00+00:00", last_report={"merged": 2}, known_clients=["cursor"])
     state.save(tmp_path / "state.json")
     assert AppState.load(tmp_path / "state.json") == state
     (tmp_path / "bad.json").write_text("{not json")

@@ -46,8 +46,11 @@ def env(data_dir: Path, run_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def client(data_dir: Path, run_dir: Path, name: str, **extra: str) -> Client:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "hindsight_desktop", "mcp", "--client", name],
-                                   env=env(data_dir, run_dir, **extra))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_desktop", "mcp", "--client", name],
+        env=env(data_dir, run_dir, **extra),
+    )
     return Client(params, mode="legacy")
 
 
@@ -78,9 +81,14 @@ class RawBridge:
     """`hindsight-desktop mcp` as a subprocess spoken to line by line (its pid is known)."""
 
     def __init__(self, data_dir: Path, run_dir: Path, name: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "mcp", "--client", name],
-                                     env=env(data_dir, run_dir), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hindsight_desktop", "mcp", "--client", name],
+            env=env(data_dir, run_dir),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=lambda: [self.lines.put(line) for line in self.proc.stdout], daemon=True).start()
 
@@ -103,7 +111,12 @@ class RawBridge:
 
 
 def tool_call(message_id: int, name: str, **arguments) -> dict:
-    return {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    return {
+        "jsonrpc": "2.0",
+        "id": message_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
 
 
 def test_bridge_to_a_running_serve_is_light_and_acts_as_its_client(tmp_path, embedder, model_dir, run_dir):
@@ -127,6 +140,7 @@ def test_bridge_to_a_running_serve_is_light_and_acts_as_its_client(tmp_path, emb
                 found = await call(other, "memory_search", query="where is my passport?")
                 top = found["results"][0]
                 assert (top["id"], top["client"]) == (written["id"], "cursor")
+
         anyio.run(scenario)
         assert server_pid(data_dir) == served.proc.pid  # nobody started a second server
     finally:
@@ -136,15 +150,23 @@ def test_bridge_to_a_running_serve_is_light_and_acts_as_its_client(tmp_path, emb
 
 def test_the_person_name_is_refused_and_a_wrong_secret_gets_nothing(tmp_path, embedder, model_dir, run_dir):
     data_dir = folder(tmp_path, model_dir, "data")
-    proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", "mcp", "--client", "desktop"],
-                          env=env(data_dir, run_dir), input="", capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "mcp", "--client", "desktop"],
+        env=env(data_dir, run_dir),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0 and "person" in proc.stderr
     served = ServeProcess(data_dir, "--no-auth")
     try:
         wait_for(lambda: runtime.read_endpoint(data_dir) is not None)
         endpoint = runtime.read_endpoint(data_dir)
-        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock, \
-                pytest.raises(bridge.BridgeRefused, match="secret"):
+        with (
+            socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock,
+            pytest.raises(bridge.BridgeRefused, match="secret"),
+        ):
             bridge._hello(sock, "not-the-secret", "cursor")
         if os.name == "posix":
             assert runtime.endpoint_file(data_dir).stat().st_mode & 0o077 == 0
@@ -176,7 +198,8 @@ def test_the_bridge_takes_over_when_the_server_is_killed(tmp_path, embedder, mod
 
 
 def test_a_write_in_flight_when_the_server_dies_is_an_error_and_a_search_is_repeated(
-        tmp_path, embedder, model_dir, run_dir):
+    tmp_path, embedder, model_dir, run_dir
+):
     data_dir = folder(tmp_path, model_dir, "data")
     served = ServeProcess(data_dir, "--no-auth")
     raw = None
@@ -192,8 +215,10 @@ def test_a_write_in_flight_when_the_server_dies_is_an_error_and_a_search_is_repe
         time.sleep(0.5)
         served.proc.kill()
         answers = {a["id"]: a for a in (raw.answer(), raw.answer())}
-        assert answers[3]["result"]["isError"] and "not known whether it took effect" in \
-            answers[3]["result"]["content"][0]["text"]
+        assert (
+            answers[3]["result"]["isError"]
+            and "not known whether it took effect" in answers[3]["result"]["content"][0]["text"]
+        )
         assert not answers[4]["result"].get("isError")  # repeated on the server that took over
         assert server_pid(data_dir) != served.proc.pid
     finally:
@@ -222,8 +247,10 @@ def test_racing_clients_start_one_shared_server_and_two_folders_get_two(tmp_path
 
 def _is_shared_server(proc: Path) -> bool:
     with contextlib.suppress(OSError):
-        return b"--shared-server" in (proc / "cmdline").read_bytes() and \
-            str(runtime.runtime_dir()).encode() in (proc / "environ").read_bytes()
+        return (
+            b"--shared-server" in (proc / "cmdline").read_bytes()
+            and str(runtime.runtime_dir()).encode() in (proc / "environ").read_bytes()
+        )
     return False
 
 
@@ -249,8 +276,9 @@ def test_serve_takes_the_folder_over_from_a_shared_server(tmp_path, embedder, mo
             shared = server_pid(data_dir)
             served = ServeProcess(data_dir, "--no-auth")  # arrives after the stdio client started a server
             try:
-                wait_for(lambda: runtime.read_endpoint(data_dir) is not None
-                         and server_pid(data_dir) == served.proc.pid)
+                wait_for(
+                    lambda: runtime.read_endpoint(data_dir) is not None and server_pid(data_dir) == served.proc.pid
+                )
                 wait_for(lambda: not alive(shared))  # one engine for the folder again
                 found = await call(c, "memory_search", query="when is the boiler service?")
                 assert found["results"][0]["id"] == written["id"]

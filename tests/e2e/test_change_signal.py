@@ -22,8 +22,9 @@ WRITER = textwrap.dedent("""
 
 
 def write_elsewhere(data_dir: Path, *texts: str) -> None:
-    proc = subprocess.run([sys.executable, "-c", WRITER, str(data_dir), *texts], capture_output=True, text=True,
-                          timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-c", WRITER, str(data_dir), *texts], capture_output=True, text=True, timeout=180
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -58,8 +59,13 @@ def test_the_timeline_shows_another_process_writes_and_keeps_the_place(qtbot, sh
     qtbot.waitUntil(lambda: bar.client.findText("other-process") >= 0, timeout=10_000)
 
     forgotten = window.timeline.memories()[5].id
-    done = subprocess.run([sys.executable, "-m", "hindsight_desktop", "forget", forgotten], capture_output=True,
-                          text=True, timeout=180, env={**os.environ, "HINDSIGHT_DATA_DIR": str(data_dir)})
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "forget", forgotten],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "HINDSIGHT_DATA_DIR": str(data_dir)},
+    )
     assert done.returncode == 0, done.stderr
     qtbot.waitUntil(lambda: forgotten not in {m.id for m in window.timeline.memories()}, timeout=20_000)
     assert window.selected_ids() == [chosen]

@@ -20,8 +20,9 @@ def run(tmp_path, model_dir):
         if not models.exists():
             models.parent.mkdir(parents=True, exist_ok=True)
             models.symlink_to(model_dir, target_is_directory=True)
-        proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env,
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "hindsight_desktop", *args], env=env, capture_output=True, text=True, timeout=120
+        )
         if check:
             assert proc.returncode == 0, proc.stderr
         return proc
@@ -78,8 +79,20 @@ def test_saved_settings_apply_to_the_command_line(run):
 
 def test_edit_changes_a_memory_through_the_engine_and_keeps_its_history(run):
     added = json.loads(run("--json", "add", "The spare bike key hangs by the front door.").stdout)
-    edited = json.loads(run("edit", added["id"], "--content", "The spare bike key hangs by the back door.",
-                            "--importance", "0.9", "--type", "location", "--pin", "--json").stdout)
+    edited = json.loads(
+        run(
+            "edit",
+            added["id"],
+            "--content",
+            "The spare bike key hangs by the back door.",
+            "--importance",
+            "0.9",
+            "--type",
+            "location",
+            "--pin",
+            "--json",
+        ).stdout
+    )
     assert edited["content"] == "The spare bike key hangs by the back door."
     assert (edited["importance"], edited["type"], edited["pinned"]) == (0.9, "location", True)
     shown = json.loads(run("--json", "show", added["id"]).stdout)
@@ -113,8 +126,18 @@ def test_every_command_has_help_text_and_takes_json():
     assert ("edit",) in found and ("clients", "config") in found
     parse = cli.build_parser().parse_args
     for path in found:
-        extra = {("add",): ["x"], ("search",): ["x"], ("show",): ["i"], ("edit",): ["i"], ("link",): ["a", "b"],
-                 ("why",): ["q", "i"], ("import",): ["f"], ("model", "use"): ["p"], ("clients", "add"): ["n"],
-                 ("clients", "revoke"): ["n"], ("clients", "config"): ["cursor"],
-                 ("clients", "install"): ["cursor"]}.get(path, [])
+        extra = {
+            ("add",): ["x"],
+            ("search",): ["x"],
+            ("show",): ["i"],
+            ("edit",): ["i"],
+            ("link",): ["a", "b"],
+            ("why",): ["q", "i"],
+            ("import",): ["f"],
+            ("model", "use"): ["p"],
+            ("clients", "add"): ["n"],
+            ("clients", "revoke"): ["n"],
+            ("clients", "config"): ["cursor"],
+            ("clients", "install"): ["cursor"],
+        }.get(path, [])
         assert parse([*path, *extra, "--json"]).json, path

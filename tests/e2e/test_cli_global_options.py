@@ -25,8 +25,13 @@ def run(tmp_path: Path, model_dir: Path):
     home.mkdir()
 
     def invoke(*args: str, codes: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], capture_output=True, text=True,
-                              env=env_for(decoy, HOME=str(home)), timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "hindsight_desktop", *args],
+            capture_output=True,
+            text=True,
+            env=env_for(decoy, HOME=str(home)),
+            timeout=120,
+        )
         assert proc.returncode in codes, (args, proc.returncode, proc.stderr)
         return proc
 
@@ -45,8 +50,9 @@ def both_positions(data: Path, *command: str) -> tuple[list[str], list[str]]:
     return [*globals_, *command], [*command, *globals_]
 
 
-@pytest.mark.parametrize("command", [("search", "where does Priya live?"), ("stats",), ("model", "show"),
-                                     ("clients", "list")])
+@pytest.mark.parametrize(
+    "command", [("search", "where does Priya live?"), ("stats",), ("model", "show"), ("clients", "list")]
+)
 def test_json_and_data_dir_before_or_after_the_command(run, data, command):
     outputs = [json.loads(run(*argv).stdout) for argv in both_positions(data, *command)]
     assert type(outputs[0]) is type(outputs[1])
@@ -81,7 +87,8 @@ def test_the_later_data_dir_wins(run, tmp_path):
     first, later = tmp_path / "first", tmp_path / "later"
     run("--data-dir", str(first), "clients", "add", "cursor", "--data-dir", str(later))
     assert [c["name"] for c in json.loads(run("clients", "list", "--json", "--data-dir", str(later)).stdout)] == [
-        "cursor"]
+        "cursor"
+    ]
     assert not first.exists()
 
 
@@ -90,14 +97,18 @@ def test_errors_honour_json_after_the_command(run, tmp_path):
     error = json.loads(missing.stderr)
     assert error["code"] == 3 and "no active client named 'nobody'" in error["error"]
     assert run("clients", "revoke", "nobody", "--data-dir", str(tmp_path / "data"), codes=(3,)).stderr.startswith(
-        "error: no active client")
+        "error: no active client"
+    )
 
 
-@pytest.mark.parametrize("argv", [
-    ("search", "x", "--json", "--bogus"),
-    ("--bogus", "search", "x"),
-    ("model", "show", "--json", "--bogus"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("search", "x", "--json", "--bogus"),
+        ("--bogus", "search", "x"),
+        ("model", "show", "--json", "--bogus"),
+    ],
+)
 def test_an_unknown_option_still_fails_clearly(run, argv):
     proc = run(*argv, codes=(2,))
     assert "error: unrecognized arguments: --bogus" in proc.stderr and proc.stdout == ""

@@ -20,6 +20,7 @@ def _make_garbage_in_a_worker(count: int) -> None:
     def work() -> None:
         for _ in range(count):
             _Node()
+
     worker = threading.Thread(target=work)
     worker.start()
     worker.join()

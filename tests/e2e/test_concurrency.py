@@ -18,7 +18,8 @@ WRITER = textwrap.dedent(
     engine = MemoryEngine(data, embedder=load_embedder(ensure_default_model(models)))
     ids = []
     for i in range(n):
-        r = engine.write(f"Remember: {name} note {i} says parcel {i * 7919} goes to shelf {i}.", client=name, gate=False)
+        text = f"Remember: {name} note {i} says parcel {i * 7919} goes to shelf {i}."
+        r = engine.write(text, client=name, gate=False)
         ids.append(r.id)
         engine.search(f"parcel {i}", client=name, limit=3)
     print(json.dumps(ids))
@@ -29,8 +30,12 @@ WRITER = textwrap.dedent(
 def test_three_processes_write_at_once_without_losing_anything(tmp_path, model_dir):
     data = tmp_path / "data"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(data), str(model_dir), f"client{k}", "40"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(data), str(model_dir), f"client{k}", "40"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k in range(3)
     ]
     acknowledged: list[str] = []

@@ -42,9 +42,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="k
 STDIO_KILLS, HTTP_KILLS, MAINTENANCE_KILLS = 7, 7, 6  # 20 in all
 SEEDED = 200
 FRESH_PER_RUN = 60  # new memories before each maintenance run, so that each run has work to be killed in
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "crash", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "crash", "version": "1"}},
+}
 TOPICS = ["coffee", "running", "the dentist", "my sister", "the garden", "chess", "Lisbon", "the piano"]
 
 
@@ -69,8 +72,12 @@ def seed(data: Path, embedder: Any, run: str, count: int) -> None:
     now = datetime.now(UTC)
     with MemoryEngine(data, embedder=embedder) as engine:
         for n in range(count):
-            engine.write(f"On day {n} of {run} I talked about {TOPICS[n % len(TOPICS)]} for {n % 13} minutes.",
-                         importance=0.1 + (n % 8) / 10, occurred_at=now - timedelta(days=40 + n % 500), gate=False)
+            engine.write(
+                f"On day {n} of {run} I talked about {TOPICS[n % len(TOPICS)]} for {n % 13} minutes.",
+                importance=0.1 + (n % 8) / 10,
+                occurred_at=now - timedelta(days=40 + n % 500),
+                gate=False,
+            )
 
 
 def env(data: Path) -> dict[str, str]:
@@ -100,10 +107,14 @@ class StdioWriter:
 
     def __init__(self, data: Path, run: str) -> None:
         self.run, self.acked, self.sent = run, [], 0
-        self.proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "mcp", "--in-process",
-                                      "--client", "crash-test"],
-                                     env=env(data), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hindsight_desktop", "mcp", "--in-process", "--client", "crash-test"],
+            env=env(data),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self._send(INIT)
@@ -131,8 +142,14 @@ class StdioWriter:
 
     def _write_next(self) -> None:
         self.sent += 1
-        self._send({"jsonrpc": "2.0", "id": self.sent, "method": "tools/call",
-                    "params": {"name": "memory_write", "arguments": {"content": note(self.run, self.sent)}}})
+        self._send(
+            {
+                "jsonrpc": "2.0",
+                "id": self.sent,
+                "method": "tools/call",
+                "params": {"name": "memory_write", "arguments": {"content": note(self.run, self.sent)}},
+            }
+        )
 
     def acknowledge(self) -> None:
         """Wait for the write in flight, record its id, and send the next one at once."""
@@ -241,8 +258,12 @@ def test_kill_maintenance_and_a_writer_in_the_middle(store_dir: Path, embedder, 
         writer = StdioWriter(store_dir, f"r{run}")
         writer.acknowledge()
         before = _runs(store_dir)
-        maintenance = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "maintenance"],
-                                       env=env(store_dir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        maintenance = subprocess.Popen(
+            [sys.executable, "-m", "hindsight_desktop", "maintenance"],
+            env=env(store_dir),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 90
         while maintenance.poll() is None and _runs(store_dir, "running") <= before and time.monotonic() < deadline:
             writer.pump(0.02)  # writes keep landing while maintenance starts
@@ -253,8 +274,13 @@ def test_kill_maintenance_and_a_writer_in_the_middle(store_dir: Path, embedder, 
         maintenance.wait()
         verify(store_dir, writer.acked)
     # After all that, maintenance still runs to the end and leaves the indexes whole.
-    done = subprocess.run([sys.executable, "-m", "hindsight_desktop", "maintenance", "--json"], env=env(store_dir),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "maintenance", "--json"],
+        env=env(store_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     # Not "skipped: another maintenance run is in progress": a killed run's lease does not outlive it.
     assert json.loads(done.stdout)["run"]["status"] == "done", done.stdout

@@ -42,20 +42,35 @@ def test_diagnose_button_lists_the_real_checks(qtbot, shell, tmp_path, monkeypat
 
 
 def test_a_failed_check_shows_its_fix(qtbot, shell, monkeypatch):
-    failing = {"ok": False, "checks": [
-        {"name": "data dir", "ok": True, "detail": "writable", "fix": "", "skipped": False},
-        {"name": "http port", "ok": False, "detail": "port 8765 is held by another program",
-         "fix": "choose another port in Settings", "skipped": False},
-        {"name": "client configs", "ok": True, "detail": "skipped: none found", "fix": "install one",
-         "skipped": True}]}
+    failing = {
+        "ok": False,
+        "checks": [
+            {"name": "data dir", "ok": True, "detail": "writable", "fix": "", "skipped": False},
+            {
+                "name": "http port",
+                "ok": False,
+                "detail": "port 8765 is held by another program",
+                "fix": "choose another port in Settings",
+                "skipped": False,
+            },
+            {
+                "name": "client configs",
+                "ok": True,
+                "detail": "skipped: none found",
+                "fix": "install one",
+                "skipped": True,
+            },
+        ],
+    }
     monkeypatch.setattr(doctor, "run_doctor", lambda *args, **kwargs: failing)
     settings = SettingsDialog(shell.backend, shell.paths)
     qtbot.addWidget(settings)
     dialog = settings.open_diagnose()
     qtbot.waitUntil(lambda: dialog.report is not None)
     lines = _lines(dialog)
-    assert lines[1] == "FAIL  http port: port 8765 is held by another program\n" \
-                       "      fix: choose another port in Settings"
+    assert (
+        lines[1] == "FAIL  http port: port 8765 is held by another program\n      fix: choose another port in Settings"
+    )
     assert lines[2].startswith("SKIP  client configs") and "fix: install one" in lines[2]
     assert "1 check(s) failed" in dialog.status.text()
     assert report_text(failing).rstrip().endswith("1 check(s) failed.")
@@ -75,5 +90,6 @@ def test_an_error_in_the_checks_is_shown_not_raised(qtbot, shell, monkeypatch):
 
 
 def test_passing_checks_show_no_fix():
-    assert check_lines({"name": "keyring", "ok": True, "detail": "file", "fix": "unused", "skipped": False}) == \
-        ["PASS  keyring: file"]
+    assert check_lines({"name": "keyring", "ok": True, "detail": "file", "fix": "unused", "skipped": False}) == [
+        "PASS  keyring: file"
+    ]

@@ -122,11 +122,17 @@ def test_client_configs_and_tools_list_round_trips(tmp_path, model_dir, home):
         server = ServeProcess(data_dir)
         try:
             for key in tokens:
-                target = client_config.Target(url=server_url(server.port), token=tokens[key], client=key,
-                                              data_dir=data_dir, command=client_config.launch_command())
+                target = client_config.Target(
+                    url=server_url(server.port),
+                    token=tokens[key],
+                    client=key,
+                    data_dir=data_dir,
+                    command=client_config.launch_command(),
+                )
                 client_config.install(client_config.kind(key), target)
-            desktop = client_config.Target(url="", token=None, client="claude-desktop", data_dir=data_dir,
-                                           command=client_config.launch_command())
+            desktop = client_config.Target(
+                url="", token=None, client="claude-desktop", data_dir=data_dir, command=client_config.launch_command()
+            )
             client_config.install(client_config.kind("claude-desktop"), desktop)
             report = run_doctor(data_dir, Settings(http_port=server.port))
         finally:
@@ -161,13 +167,19 @@ def cli(tmp_path: Path, model_dir: Path):
     data_dir = prepare_data_dir(tmp_path / "data", model_dir)
     config = tmp_path / "config"
     Settings(http_port=free_port()).save(config / "settings.json")
-    env = {**os.environ, "HINDSIGHT_DATA_DIR": str(data_dir), "HINDSIGHT_CONFIG_DIR": str(config),
-           "HOME": str(tmp_path / "home"), "HINDSIGHT_TOKEN_STORE": "file",
-           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    env = {
+        **os.environ,
+        "HINDSIGHT_DATA_DIR": str(data_dir),
+        "HINDSIGHT_CONFIG_DIR": str(config),
+        "HOME": str(tmp_path / "home"),
+        "HINDSIGHT_TOKEN_STORE": "file",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
 
     def invoke(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "hindsight_desktop", *args], env=env, capture_output=True, text=True, timeout=120
+        )
 
     invoke.data_dir = data_dir  # type: ignore[attr-defined]
     return invoke

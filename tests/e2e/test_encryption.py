@@ -35,8 +35,11 @@ def keyring_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from keyrings.alt.file import PlaintextKeyring
 
     home = tmp_path / "home"
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"),
-           "PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring"}
+    env = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring",
+    }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     before = keyring.get_keyring()
@@ -49,14 +52,20 @@ def _raw(folder: Path) -> bytes:
     """Every regular file under the data folder (database, WAL, SHM, key file...), links not followed."""
     out = []
     for root, _dirs, names in os.walk(folder, followlinks=False):
-        out += [Path(root, n).read_bytes() for n in sorted(names) if Path(root, n).is_file()
-                and not Path(root, n).is_symlink()]
+        out += [
+            Path(root, n).read_bytes()
+            for n in sorted(names)
+            if Path(root, n).is_file() and not Path(root, n).is_symlink()
+        ]
     return b"".join(out)
 
 
 def _digests(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _vectors(engine: MemoryEngine) -> list[bytes]:
@@ -69,7 +78,7 @@ def _vectors(engine: MemoryEngine) -> list[bytes]:
 def _leaks(blob: bytes, texts: list[str], vectors: list[bytes]) -> list[str]:
     found = [t for t in texts if t.encode() in blob or t.lower().encode() in blob]
     for n, vector in enumerate(vectors):  # 16-byte slices: a vector may straddle two pages
-        if any(vector[i:i + 16] in blob for i in range(0, len(vector) - 16, 64)):
+        if any(vector[i : i + 16] in blob for i in range(0, len(vector) - 16, 64)):
             found.append(f"vector {n}")
     return found
 
@@ -77,8 +86,10 @@ def _leaks(blob: bytes, texts: list[str], vectors: list[bytes]) -> list[str]:
 def test_no_file_in_the_data_folder_holds_a_memory_or_its_vector(tmp_path, embedder, clock, keyring_home):
     data = tmp_path / "data"
     engine = MemoryEngine(data, embedder=embedder, clock=clock)
-    ids = [engine.write(f"Remember: {word} keeps the spare key of flat {n}.", gate=False).id
-           for n, word in enumerate(WORDS)]
+    ids = [
+        engine.write(f"Remember: {word} keeps the spare key of flat {n}.", gate=False).id
+        for n, word in enumerate(WORDS)
+    ]
     for _ in range(3):  # alike statements, so maintenance has something to consolidate
         engine.write("Remember: I water the periwinkle plants every Sunday morning.", gate=False)
     engine.edit(ids[0], content="Remember: Marguerite moved the quillbox to the tamarind shelf.")
@@ -106,12 +117,18 @@ def test_the_same_steps_on_a_plain_file_do_leak(tmp_path, embedder, clock, keyri
 
 
 def _cli(data: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env_for(data, **env),
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", *args],
+        env=env_for(data, **env),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_a_copy_without_the_key_is_refused_untouched_and_the_recovery_key_opens_it(
-        tmp_path, embedder, clock, model_dir, keyring_home):
+    tmp_path, embedder, clock, model_dir, keyring_home
+):
     data = prepare_data_dir(tmp_path / "data", model_dir)
     with MemoryEngine(data, embedder=embedder, clock=clock) as engine:
         mid = engine.write("Remember: Rosalind's bicycle lock opens with 4471.", gate=False).id
@@ -155,8 +172,9 @@ MIGRATE = textwrap.dedent(
 
 
 def _start_migration(path: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", MIGRATE, str(path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MIGRATE, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
     return proc
 
@@ -201,8 +219,7 @@ def test_a_migration_killed_at_any_point_loses_nothing(tmp_path, embedder, clock
         assert b"tamarind" not in _raw(data)
 
 
-def test_the_engine_and_a_stdio_process_share_the_encrypted_file(tmp_path, embedder, clock, model_dir,
-                                                                  keyring_home):
+def test_the_engine_and_a_stdio_process_share_the_encrypted_file(tmp_path, embedder, clock, model_dir, keyring_home):
     data = prepare_data_dir(tmp_path / "data", model_dir)
     engine = MemoryEngine(data, embedder=embedder, clock=clock)
     assert engine.store.key is not None

@@ -124,10 +124,14 @@ def test_csv_export_cannot_run_formulas(engine, tmp_path: Path):
 @pytest.mark.parametrize("backend", ["", "no.such.module.Keyring", "garbage"])
 def test_a_broken_keyring_setting_falls_back_to_the_token_file(tmp_path: Path, backend: str):
     env = {k: v for k, v in os.environ.items() if k != "HINDSIGHT_TOKEN_STORE"}
-    env.update({"PYTHON_KEYRING_BACKEND": backend, "HINDSIGHT_DATA_DIR": str(tmp_path / "data"),
-                "HOME": str(tmp_path)})
-    proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", "clients", "add", "alice"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env.update({"PYTHON_KEYRING_BACKEND": backend, "HINDSIGHT_DATA_DIR": str(tmp_path / "data"), "HOME": str(tmp_path)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "clients", "add", "alice"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]

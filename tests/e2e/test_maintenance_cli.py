@@ -19,8 +19,9 @@ def cli(tmp_path, model_dir):
             models.parent.mkdir(parents=True, exist_ok=True)
             models.symlink_to(model_dir, target_is_directory=True)
         env = {**os.environ, "HINDSIGHT_DATA_DIR": str(tmp_path / data)}
-        proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env, capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "hindsight_desktop", *args], env=env, capture_output=True, text=True, timeout=120
+        )
         if check:
             assert proc.returncode == 0, proc.stderr
         return proc

@@ -73,8 +73,9 @@ def test_config_prints_exact_snippets(home: Path, tmp_path: Path, capsys):
     assert windsurf["mcpServers"]["hindsight"]["serverUrl"] == url
 
     code, command, note = run(capsys, "clients", "config", "claude-code", "--name", "cursor", "--port", "9123")
-    assert command.strip() == (f"claude mcp add --transport http --header 'Authorization: Bearer {token}' "
-                               f"--scope user hindsight {url}")
+    assert command.strip() == (
+        f"claude mcp add --transport http --header 'Authorization: Bearer {token}' --scope user hindsight {url}"
+    )
     assert ".mcp.json" in note
 
     code, vscode, note = run(capsys, "clients", "config", "vscode", "--port", "9123")  # creates client vscode
@@ -86,8 +87,10 @@ def test_config_prints_exact_snippets(home: Path, tmp_path: Path, capsys):
 
     desktop = json.loads(run(capsys, "clients", "config", "claude-desktop")[1])["mcpServers"]["hindsight"]
     assert desktop["args"][-1] == "mcp" and Path(desktop["command"]).is_absolute()
-    assert desktop["env"] == {"HINDSIGHT_DATA_DIR": str((tmp_path / "data").resolve()),
-                              "HINDSIGHT_CLIENT": "claude-desktop"}
+    assert desktop["env"] == {
+        "HINDSIGHT_DATA_DIR": str((tmp_path / "data").resolve()),
+        "HINDSIGHT_CLIENT": "claude-desktop",
+    }
     notes = run(capsys, "clients", "config", "claude-desktop")[2]
     assert "%APPDATA%\\Claude" in notes and "LocalCache" in notes  # both Windows locations
 
@@ -127,7 +130,7 @@ def test_claude_code_install_uses_its_cli(home: Path, tmp_path: Path, capsys):
     assert code != 0 and "claude command is not on PATH" in err
     log = tmp_path / "claude-args"
     fake = tmp_path / "bin" / "claude"  # stands in for the real CLI: records how it was called
-    fake.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\n")
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
     fake.chmod(0o755)
     assert run(capsys, "clients", "install", "claude-code")[0] == 0
     calls = log.read_text().splitlines()

@@ -68,16 +68,30 @@ def test_tools_are_described_for_models(served):
     write_args = tools["memory_write"].input_schema["properties"]
     assert set(write_args) == {"content", "type", "importance", "metadata", "timestamp", "session_id", "scope"}
     assert set(tools["memory_search"].input_schema["properties"]) == {
-        "query", "limit", "memory_type", "time_range_days", "deep", "explain"}
+        "query",
+        "limit",
+        "memory_type",
+        "time_range_days",
+        "deep",
+        "explain",
+    }
     assert set(tools["memory_forget"].input_schema["properties"]) == {
-        "memory_id", "older_than_days", "memory_type", "below_importance", "query", "purge"}
+        "memory_id",
+        "older_than_days",
+        "memory_type",
+        "below_importance",
+        "query",
+        "purge",
+    }
     assert tools["memory_link"].input_schema["required"] == ["source_id", "target_id", "relation_type"]
     assert "results" in tools["memory_search"].output_schema["properties"]
 
 
 # The handshake era and the 2026-07-28 protocol; different memories so neither repeats the other.
-TRIPS = {"legacy": ("I am flying to Lisbon on 12 June.", "I prefer window seats."),
-         "auto": ("My sister Priya visits Toronto in August.", "I prefer aisle seats on trains.")}
+TRIPS = {
+    "legacy": ("I am flying to Lisbon on 12 June.", "I prefer window seats."),
+    "auto": ("My sister Priya visits Toronto in August.", "I prefer aisle seats on trains."),
+}
 
 
 @pytest.mark.parametrize("mode", sorted(TRIPS))
@@ -89,28 +103,51 @@ def test_every_tool_round_trip(served, mode):
     async def scenario():
         async with http_client(server.url, tokens["alice"], mode) as client:
             # Odd encodings on purpose: a number and a JSON object sent as strings.
-            trip = await call(client, "memory_write", content=plan,
-                              importance="0.9", metadata='{"source": "chat"}', type="plan")
+            trip = await call(
+                client, "memory_write", content=plan, importance="0.9", metadata='{"source": "chat"}', type="plan"
+            )
             assert {"id", "stored", "layer", "score", "signals", "duplicate_of", "supersedes"} <= set(trip)
             assert trip["stored"] and trip["duplicate_of"] is None
-            seat = await call(client, "memory_write", content=preference,
-                              timestamp="2026-05-03T09:00:00Z")
-            found = await call(client, "memory_search", query=seat_words, limit="3", explain="true",
-                               memory_type='["preference", "plan"]')
+            seat = await call(client, "memory_write", content=preference, timestamp="2026-05-03T09:00:00Z")
+            found = await call(
+                client,
+                "memory_search",
+                query=seat_words,
+                limit="3",
+                explain="true",
+                memory_type='["preference", "plan"]',
+            )
             hit = found["results"][0]
             assert hit["id"] == seat["id"] and hit["occurred_at"].startswith("2026-05-03")
-            assert {"id", "content", "type", "layer", "relevance", "created_at", "occurred_at", "status",
-                    "scores"} <= set(hit)
+            assert {
+                "id",
+                "content",
+                "type",
+                "layer",
+                "relevance",
+                "created_at",
+                "occurred_at",
+                "status",
+                "scores",
+            } <= set(hit)
             assert hit["client"] == "alice"
             text = (await client.call_tool("memory_search", {"query": seat_words})).content[0].text
-            assert f"alice noted on 3 May 2026: \u201c{preference}\u201d" in text  # an assistant's note, never the person's word
+            assert (
+                f"alice noted on 3 May 2026: \u201c{preference}\u201d" in text
+            )  # an assistant's note, never the person's word
             assert "never instructions" in text
-            link = await call(client, "memory_link", source_id=trip["id"], target_id=seat["id"],
-                              relation_type="related")
+            link = await call(
+                client, "memory_link", source_id=trip["id"], target_id=seat["id"], relation_type="related"
+            )
             assert (link["source_id"], link["target_id"], link["type"]) == (trip["id"], seat["id"], "related")
             gone = await call(client, "memory_forget", memory_id=seat["id"])
             assert {k: gone[k] for k in ("forgotten", "mode", "removed", "matched", "left")} == {
-                "forgotten": [seat["id"]], "mode": "archive", "removed": {}, "matched": 1, "left": 0}
+                "forgotten": [seat["id"]],
+                "mode": "archive",
+                "removed": {},
+                "matched": 1,
+                "left": 0,
+            }
             left = await call(client, "memory_search", query=seat_words, memory_type="preference")
             assert seat["id"] not in {r["id"] for r in left["results"]}
             deep = await call(client, "memory_search", query=seat_words, deep="true")
@@ -144,10 +181,10 @@ def test_private_memories_stay_with_their_client(served):
     server, tokens, _ = served
 
     async def scenario():
-        async with http_client(server.url, tokens["alice"]) as alice, \
-                http_client(server.url, tokens["bob"]) as bob:
-            secret = await call(alice, "memory_write", content="My therapist appointment is every Tuesday at 5pm.",
-                                scope="private")
+        async with http_client(server.url, tokens["alice"]) as alice, http_client(server.url, tokens["bob"]) as bob:
+            secret = await call(
+                alice, "memory_write", content="My therapist appointment is every Tuesday at 5pm.", scope="private"
+            )
             shared = await call(alice, "memory_write", content="My favourite tea is genmaicha.", scope="shared")
             assert await top(alice, "therapist appointment") == secret["id"]
             assert secret["id"] not in await ids(bob, "therapist appointment Tuesday", limit=10)
@@ -155,8 +192,9 @@ def test_private_memories_stay_with_their_client(served):
             assert shared["id"] in await ids(bob, "favourite tea")
             # Bob can neither forget nor link what he cannot see; the answer does not reveal it exists.
             assert "no memory with id" in await fails(bob, "memory_forget", memory_id=secret["id"])
-            assert "no memory with id" in await fails(bob, "memory_link", source_id=shared["id"],
-                                                      target_id=secret["id"], relation_type="related")
+            assert "no memory with id" in await fails(
+                bob, "memory_link", source_id=shared["id"], target_id=secret["id"], relation_type="related"
+            )
             # A sweeping condition from bob leaves alice's private memory alone.
             await call(bob, "memory_forget", query="therapist appointment")
             assert await top(alice, "therapist appointment") == secret["id"]
@@ -179,10 +217,12 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(served):
             assert "scope" in await fails(client, "memory_write", content="I met Sam.", scope="public")
             assert "no memory with id 'mem_nope'" in await fails(client, "memory_forget", memory_id="mem_nope")
             assert "at least one condition" in await fails(client, "memory_forget")
-            assert "no memory with id" in await fails(client, "memory_link", source_id="mem_a", target_id="mem_b",
-                                                      relation_type="related")
-            assert "relation_type" in await fails(client, "memory_link", source_id="a", target_id="b",
-                                                  relation_type="not a label!")
+            assert "no memory with id" in await fails(
+                client, "memory_link", source_id="mem_a", target_id="mem_b", relation_type="related"
+            )
+            assert "relation_type" in await fails(
+                client, "memory_link", source_id="a", target_id="b", relation_type="not a label!"
+            )
             # Still answering after all that.
             assert (await call(client, "memory_search", query="tea"))["query"] == "tea"
 
@@ -194,13 +234,20 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(served):
 
 def test_requests_without_a_valid_token_get_401(served):
     server, tokens, data_dir = served
-    for headers in ({}, {"authorization": "Bearer hsd_wrong"}, {"authorization": f"Basic {tokens['alice']}"},
-                    {"authorization": f"Bearer {tokens['alice']}x"}):
+    for headers in (
+        {},
+        {"authorization": "Bearer hsd_wrong"},
+        {"authorization": f"Basic {tokens['alice']}"},
+        {"authorization": f"Bearer {tokens['alice']}x"},
+    ):
         refused = post(server.url, **headers)
         assert refused.status_code == 401
         assert refused.headers["www-authenticate"] == "Bearer" and refused.content == b""
-    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server",
-                 "/.well-known/oauth-protected-resource/mcp"):
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource/mcp",
+    ):
         assert httpx2.get(server.url.replace("/mcp", path), timeout=10).status_code == 404
 
     async def connect(token):
@@ -251,6 +298,7 @@ def test_no_auth_mode_warns_and_serves_loopback(tmp_path: Path, embedder, model_
     data_dir = prepare_data_dir(tmp_path / "data", model_dir)
     server = ServeProcess(data_dir, "--no-auth")
     try:
+
         async def scenario():
             async with http_client(server.url, None) as client:
                 wrote = await call(client, "memory_write", content="I take my coffee black.")

@@ -22,6 +22,7 @@ def test_http_server_on_a_thread(engine: MemoryEngine):
         token, _ = registry.add("tray-test")
     server = HttpServer(engine, free_port(), registry).start()
     try:
+
         async def scenario():
             async with http_client(server.url, token) as client:
                 wrote = await call(client, "memory_write", content="My passport expires in March 2031.")
@@ -40,6 +41,7 @@ def test_paused_memory_refuses_writes_but_still_recalls(tmp_path: Path, embedder
         engine.write("I am allergic to penicillin.", explicit=True)
         engine.set_paused(True)  # pause lives in the memory file: the next opening finds it
     with MemoryEngine(tmp_path / "data", embedder=embedder) as engine:
+
         async def scenario():
             async with Client(build_server(engine, Identity(local="in-process"))) as client:
                 refused = await fails(client, "memory_write", content="I moved to Porto.")

@@ -44,20 +44,28 @@ def test_every_tool_over_stdio(data_dir: Path):
 
 def test_several_stdio_processes_share_one_store(data_dir: Path):
     """Two processes at once, different client names: shared memories cross over, private ones do not."""
+
     async def scenario():
         async with stdio_client(data_dir, "--client", "desk-a") as a, stdio_client(data_dir, "--client", "desk-b") as b:
             ids = []
 
             async def write_some(client, who):
                 for i in range(5):
-                    ids.append((await call(client, "memory_write", content=f"{who} noted that invoice {i}07 is due "
-                                           f"on the {i + 10}th.", importance=0.8))["id"])
+                    ids.append(
+                        (
+                            await call(
+                                client,
+                                "memory_write",
+                                content=f"{who} noted that invoice {i}07 is due on the {i + 10}th.",
+                                importance=0.8,
+                            )
+                        )["id"]
+                    )
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(write_some, a, "Alex")
                 tg.start_soon(write_some, b, "Blake")
-            private = await call(a, "memory_write", content="My bank PIN hint is the cat's birthday.",
-                                 scope="private")
+            private = await call(a, "memory_write", content="My bank PIN hint is the cat's birthday.", scope="private")
             seen_by_b = await call(b, "memory_search", query="bank PIN hint", limit=10)
             assert private["id"] not in {r["id"] for r in seen_by_b["results"]}
             seen_by_a = await call(a, "memory_search", query="bank PIN hint", limit=10)
@@ -74,8 +82,14 @@ def test_several_stdio_processes_share_one_store(data_dir: Path):
 
 
 def test_stdout_carries_only_protocol(data_dir: Path):
-    proc = subprocess.Popen([sys.executable, "-m", "hindsight_desktop", "mcp"], env=env_for(data_dir),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_desktop", "mcp"],
+        env=env_for(data_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
 

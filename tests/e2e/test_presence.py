@@ -64,8 +64,10 @@ def test_two_clients_each_by_their_own_token(served, engine: MemoryEngine):
     server, tokens = served
 
     async def scenario():
-        async with http_client(server.url, tokens["cursor"]) as cursor, \
-                http_client(server.url, tokens["claude-code"]) as claude:
+        async with (
+            http_client(server.url, tokens["cursor"]) as cursor,
+            http_client(server.url, tokens["claude-code"]) as claude,
+        ):
             await call(claude, "memory_search", query="anything about passports?")
             await cursor.list_tools()
             return server.presence.connected()
@@ -76,8 +78,12 @@ def test_two_clients_each_by_their_own_token(served, engine: MemoryEngine):
 
 def test_a_wrong_token_is_refused_and_not_recorded(served):
     server, _ = served
-    refused = httpx2.post(server.url, content=json.dumps(INIT_BODY), timeout=30,
-                          headers={**MCP_HEADERS, "authorization": "Bearer hsd_not-a-real-token"})
+    refused = httpx2.post(
+        server.url,
+        content=json.dumps(INIT_BODY),
+        timeout=30,
+        headers={**MCP_HEADERS, "authorization": "Bearer hsd_not-a-real-token"},
+    )
     assert refused.status_code == 401
     assert server.presence.snapshot() == [] and server.presence.total_requests == 0
 

@@ -44,8 +44,11 @@ def _assert_absent(blob: bytes, leaks: list[str]) -> None:
 def test_no_secret_from_content_or_metadata_reaches_the_file(engine) -> None:
     leaks = []
     for i, (text, parts, _label) in enumerate(SECRETS):
-        result = engine.write(f"Note {i} for the ops runbook: {text}", explicit=True,
-                              metadata={"source": text, "api_key": parts[0], "n": i})
+        result = engine.write(
+            f"Note {i} for the ops runbook: {text}",
+            explicit=True,
+            metadata={"source": text, "api_key": parts[0], "n": i},
+        )
         assert result.redactions >= 2
         leaks += parts
     _assert_absent(_data_bytes(engine), leaks)
@@ -53,9 +56,12 @@ def test_no_secret_from_content_or_metadata_reaches_the_file(engine) -> None:
 
 def test_metadata_and_session_id_are_redacted_before_storage(engine) -> None:
     token = "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20"
-    result = engine.write("Deploy notes for the billing service, step three is the migration.", explicit=True,
-                          metadata={"DATABASE_PASSWORD": "Xk9#mq2!vLp", "links": [f"token {token}"]},
-                          session_id=f"{token}")
+    result = engine.write(
+        "Deploy notes for the billing service, step three is the migration.",
+        explicit=True,
+        metadata={"DATABASE_PASSWORD": "Xk9#mq2!vLp", "links": [f"token {token}"]},
+        session_id=f"{token}",
+    )
     memory = engine.get(result.id)
     assert memory.metadata == {"DATABASE_PASSWORD": "[REDACTED:password]", "links": ["token [REDACTED:api_key]"]}
     assert memory.session_id == "[REDACTED:api_key]"
@@ -68,9 +74,13 @@ def test_a_write_over_mcp_stores_no_secret(engine) -> None:
 
     async def scenario() -> dict:
         async with Client(build_server(engine, Identity(local="in-process"))) as client:
-            return await call(client, "memory_write", content=f"The lab machine downloads models with {token}.",
-                              metadata={"client_secret": "Zx81kq0Lm2Pz9", "source": f"chat about {token}"},
-                              session_id=f"debug {token}")
+            return await call(
+                client,
+                "memory_write",
+                content=f"The lab machine downloads models with {token}.",
+                metadata={"client_secret": "Zx81kq0Lm2Pz9", "source": f"chat about {token}"},
+                session_id=f"debug {token}",
+            )
 
     wrote = anyio.run(scenario)
     memory = engine.get(wrote["id"])
@@ -82,8 +92,11 @@ def test_a_write_over_mcp_stores_no_secret(engine) -> None:
 
 def test_an_edit_is_redacted_too(engine) -> None:
     memory_id = engine.write("The staging database lives on host db-2 in Frankfurt.", explicit=True).id
-    engine.edit(memory_id, content="The staging database password: purple monkey dishwasher",
-                summary="staging key sk-proj-cqe28_ajY75FnCttn6kfaqDeMqG3omjMyXHCabM6JOF8EFd0")
+    engine.edit(
+        memory_id,
+        content="The staging database password: purple monkey dishwasher",
+        summary="staging key sk-proj-cqe28_ajY75FnCttn6kfaqDeMqG3omjMyXHCabM6JOF8EFd0",
+    )
     edited = engine.get(memory_id)
     assert edited.content == "The staging database password: [REDACTED:password]"
     assert edited.summary == "staging key [REDACTED:api_key]"
@@ -94,8 +107,11 @@ def test_personal_identifiers_follow_the_setting(engine) -> None:
     kept = engine.write(f"My mobile number is {PHONE}, call after six.", explicit=True)
     assert PHONE in engine.get(kept.id).content
     engine.settings.redact_personal_ids = True
-    hidden = engine.write("My passport number is E12345678 and my phone is 139 1234 5678.", explicit=True,
-                          metadata={"iban": "GB82 WEST 1234 5698 7654 32"})
+    hidden = engine.write(
+        "My passport number is E12345678 and my phone is 139 1234 5678.",
+        explicit=True,
+        metadata={"iban": "GB82 WEST 1234 5698 7654 32"},
+    )
     memory = engine.get(hidden.id)
     assert memory.content == "My passport number is [REDACTED:passport] and my phone is [REDACTED:phone]."
     assert memory.metadata == {"iban": "[REDACTED:iban]"}
@@ -103,12 +119,32 @@ def test_personal_identifiers_follow_the_setting(engine) -> None:
 
 
 def _record(memory_id: str, content: str, **extra: object) -> dict:
-    record = {"id": memory_id, "content": content, "summary": None, "layer": "semantic", "type": "note",
-              "importance": 0.6, "pinned": False, "client": "desktop", "scope": "shared", "session_id": None,
-              "status": "active", "superseded_by": None, "created_at": "2026-11-20T10:00:00Z",
-              "occurred_at": "2026-11-20T10:00:00Z", "updated_at": "2026-11-20T10:00:00Z",
-              "last_accessed_at": None, "access_count": 0, "expires_at": None, "entities": [], "metadata": {},
-              "fact_key": None, "fact_value": None, "stability": 1.0, "reviewed_at": None}
+    record = {
+        "id": memory_id,
+        "content": content,
+        "summary": None,
+        "layer": "semantic",
+        "type": "note",
+        "importance": 0.6,
+        "pinned": False,
+        "client": "desktop",
+        "scope": "shared",
+        "session_id": None,
+        "status": "active",
+        "superseded_by": None,
+        "created_at": "2026-11-20T10:00:00Z",
+        "occurred_at": "2026-11-20T10:00:00Z",
+        "updated_at": "2026-11-20T10:00:00Z",
+        "last_accessed_at": None,
+        "access_count": 0,
+        "expires_at": None,
+        "entities": [],
+        "metadata": {},
+        "fact_key": None,
+        "fact_value": None,
+        "stability": 1.0,
+        "reviewed_at": None,
+    }
     record.update(extra)
     return record
 
@@ -117,17 +153,30 @@ def test_an_imported_bundle_is_redacted(engine, tmp_path: Path) -> None:
     hf = "hf_jSI6bWHtP3fS2qHx6kwXoIIXGvOoNZYW2m"
     hsd = "hsd_1f3BJvc_tWYWRPL2WMM1SKP91TdotTUEZIPQpnVu8rA"
     bundle = {
-        "format": "hindsight-desktop", "version": 1,
+        "format": "hindsight-desktop",
+        "version": 1,
         "memories": [
-            _record("mem_import_1", f"The model download uses {hf} on the lab machine.",
-                    summary="password: correct horse battery staple",
-                    metadata={"client_secret": "Zx81kq0Lm2Pz9", "note": f"old token {hsd}"},
-                    entities=[{"kind": "code", "text": hf, "value": hf}], session_id=f"run {hsd}"),
+            _record(
+                "mem_import_1",
+                f"The model download uses {hf} on the lab machine.",
+                summary="password: correct horse battery staple",
+                metadata={"client_secret": "Zx81kq0Lm2Pz9", "note": f"old token {hsd}"},
+                entities=[{"kind": "code", "text": hf, "value": hf}],
+                session_id=f"run {hsd}",
+            ),
             _record("mem_import_2", "Lunch with Mia on Friday at the noodle place near the station."),
         ],
         "links": [],
-        "events": [{"id": 1, "at": "2026-11-20T10:00:00Z", "kind": "edit", "memory_id": "mem_import_1",
-                    "client": "desktop", "detail": {"previous_content": f"key {hf}", "token": "Zx81kq0Lm2Pz9"}}],
+        "events": [
+            {
+                "id": 1,
+                "at": "2026-11-20T10:00:00Z",
+                "kind": "edit",
+                "memory_id": "mem_import_1",
+                "client": "desktop",
+                "detail": {"previous_content": f"key {hf}", "token": "Zx81kq0Lm2Pz9"},
+            }
+        ],
     }
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle), encoding="utf-8")
@@ -154,18 +203,29 @@ def test_tricky_forms_metadata_numbers_and_labels_never_reach_the_file(engine) -
     }
     first = None
     for text, secret in texts.items():
-        result = engine.write(text, explicit=True, type=token if first is None else None,
-                              metadata={"cvv": 7391, "otp": 55443322, "token": 918273645501, "creds": "ops/Falcon3321"})
+        result = engine.write(
+            text,
+            explicit=True,
+            type=token if first is None else None,
+            metadata={"cvv": 7391, "otp": 55443322, "token": 918273645501, "creds": "ops/Falcon3321"},
+        )
         memory = engine.get(result.id)
         assert secret not in memory.content and "[REDACTED:" in memory.content
-        assert memory.content.replace("[REDACTED:password]", secret).replace(
-            "[REDACTED:connection_string]", secret) == text, "only the secret changed"
-        assert memory.metadata == {"cvv": "[REDACTED:cvv]", "otp": "[REDACTED:otp]", "token": "[REDACTED:api_key]",
-                                   "creds": "[REDACTED:api_key]"}
+        assert (
+            memory.content.replace("[REDACTED:password]", secret).replace("[REDACTED:connection_string]", secret)
+            == text
+        ), "only the secret changed"
+        assert memory.metadata == {
+            "cvv": "[REDACTED:cvv]",
+            "otp": "[REDACTED:otp]",
+            "token": "[REDACTED:api_key]",
+            "creds": "[REDACTED:api_key]",
+        }
         first = first or memory
     assert first is not None and token.lower() not in first.type and first.type.startswith("redacted")
     other = engine.write("Lunch with Mia on Friday at the noodle place.", explicit=True).id
     link = engine.link(first.id, other, relation_type=token)
     assert token.lower() not in link.type
-    _assert_absent(_data_bytes(engine), [*texts.values(), token, token.lower(), "55443322", "918273645501",
-                                         "Falcon3321"])
+    _assert_absent(
+        _data_bytes(engine), [*texts.values(), token, token.lower(), "55443322", "918273645501", "Falcon3321"]
+    )

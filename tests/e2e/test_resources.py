@@ -34,8 +34,13 @@ def data_dir(tmp_path: Path, embedder, model_dir: Path, monkeypatch: pytest.Monk
 
 
 def elsewhere(data_dir: Path, *args: str) -> None:
-    proc = subprocess.run([sys.executable, "-c", ENGINE_WRITE, str(data_dir), *args], capture_output=True,
-                          text=True, timeout=180, env=env_for(data_dir))
+    proc = subprocess.run(
+        [sys.executable, "-c", ENGINE_WRITE, str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env_for(data_dir),
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -57,8 +62,9 @@ class Heard:
 
 
 def client(data_dir: Path, name: str, heard: Heard | None = None) -> Client:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "hindsight_desktop", "mcp", "--client", name],
-                                   env=env_for(data_dir))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "hindsight_desktop", "mcp", "--client", name], env=env_for(data_dir)
+    )
     return Client(params, mode="legacy", message_handler=heard)
 
 
@@ -75,8 +81,9 @@ def test_resources_follow_writes_from_other_processes_within_visibility(data_dir
             mine = await call(watcher, "memory_write", content="I renew my library card every January.")
             one = f"memory://memories/{mine['id']}"
             assert mine["id"] in await text_of(watcher, one)
-            secret = await call(other, "memory_write", content="Other's own note: the locker code is 4417.",
-                                scope="private")
+            secret = await call(
+                other, "memory_write", content="Other's own note: the locker code is 4417.", scope="private"
+            )
             with pytest.raises(Exception, match="no memory"):  # another client's private memory is not there
                 await text_of(watcher, f"memory://memories/{secret['id']}")
             assert "4417" not in await text_of(watcher, "memory://recent")

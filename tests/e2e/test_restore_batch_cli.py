@@ -14,8 +14,12 @@ from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
 
-OLD_NOTES = ("Amara lent me the blue kayak.", "The tax return is due on 31 January.",
-             "My violin lesson moved to Thursdays.", "Greta is planning a trip to Lisbon.")
+OLD_NOTES = (
+    "Amara lent me the blue kayak.",
+    "The tax return is due on 31 January.",
+    "My violin lesson moved to Thursdays.",
+    "Greta is planning a trip to Lisbon.",
+)
 
 
 def test_restore_batch_undoes_one_forget_and_nothing_else(tmp_path, model_dir, embedder):

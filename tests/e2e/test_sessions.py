@@ -26,8 +26,9 @@ def served(engine: MemoryEngine) -> Iterator[tuple[HttpServer, dict[str, str]]]:
     with token_env():
         registry = ClientRegistry.open(engine.data_dir)
         tokens = {name: registry.add(name)[0] for name in ("alice", "bob")}
-    server = HttpServer(engine, free_port(), registry,
-                        SessionLimits(idle_timeout=600, per_client=PER_CLIENT, total=64)).start()
+    server = HttpServer(
+        engine, free_port(), registry, SessionLimits(idle_timeout=600, per_client=PER_CLIENT, total=64)
+    ).start()
     yield server, tokens
     server.stop()
     registry.close()
@@ -82,8 +83,10 @@ def test_a_client_with_every_session_busy_gets_a_clear_refusal(served):
     server, tokens = served
     with httpx2.Client(timeout=30) as http:
         sessions = [open_session(http, server.url, tokens["alice"]) for _ in range(PER_CLIENT)]
-        streams = [http.stream("GET", server.url, headers={**headers(tokens["alice"], s),
-                                                          "accept": "text/event-stream"}) for s in sessions]
+        streams = [
+            http.stream("GET", server.url, headers={**headers(tokens["alice"], s), "accept": "text/event-stream"})
+            for s in sessions
+        ]
         opened = [stream.__enter__() for stream in streams]
         try:
             assert all(r.status_code == 200 for r in opened)

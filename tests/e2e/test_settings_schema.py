@@ -31,12 +31,25 @@ from hindsight_desktop.settings_schema import Effect, Option
 PREVIOUS_DEFAULTS = {
     "write_threshold": 0.6,
     "signal_weights": {"density": 0.25, "novelty": 0.2, "relevance": 0.3, "emotion": 0.1, "explicit": 0.15},
-    "recall_half_life_days": 14.0, "duplicate_similarity": 0.9, "working_ttl_hours": 24.0,
-    "archive_after_days": 30, "archive_importance_floor": 0.3, "decay_half_life_days": 60.0,
-    "reinforcement_growth": 2.0, "reinforcement_spacing_days": 1.0, "consolidation_similarity": 0.75,
-    "consolidation_min_evidence": 3, "maintenance_batch": 500, "capacity_per_client": 0,
-    "assistants_purge_any": False, "idle_minutes": 10, "maintenance_every_hours": 24, "http_port": 8765,
-    "embedding_model": None, "paused": False, "redact_personal_ids": False,
+    "recall_half_life_days": 14.0,
+    "duplicate_similarity": 0.9,
+    "working_ttl_hours": 24.0,
+    "archive_after_days": 30,
+    "archive_importance_floor": 0.3,
+    "decay_half_life_days": 60.0,
+    "reinforcement_growth": 2.0,
+    "reinforcement_spacing_days": 1.0,
+    "consolidation_similarity": 0.75,
+    "consolidation_min_evidence": 3,
+    "maintenance_batch": 500,
+    "capacity_per_client": 0,
+    "assistants_purge_any": False,
+    "idle_minutes": 10,
+    "maintenance_every_hours": 24,
+    "http_port": 8765,
+    "embedding_model": None,
+    "paused": False,
+    "redact_personal_ids": False,
 }
 NUMBERS = [o for o in OPTIONS.values() if o.kind in (int, float)]
 SHOWN = [o for o in OPTIONS.values() if o.user_facing and o.name != "embedding_model"]  # the model has radios
@@ -105,8 +118,10 @@ def test_gate_and_policy_take_their_defaults_from_the_declarations():
             with pytest.raises(InvalidInput, match=f"^{option} must be"):
                 MaintenancePolicy(**{name: bad})
     changed = Settings(**{o: _other_value(OPTIONS[o]) for o in backed.values()}).validate()
-    assert all(getattr(MaintenancePolicy.from_settings(changed), name) == getattr(changed, option)
-               for name, option in backed.items())
+    assert all(
+        getattr(MaintenancePolicy.from_settings(changed), name) == getattr(changed, option)
+        for name, option in backed.items()
+    )
 
 
 def test_schema_examples_run():
@@ -166,14 +181,17 @@ def test_any_valid_settings_round_trip_through_the_file(tmp_path_factory, values
 
 
 # ---- a bad file ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("content", "problem"), [
-    (json.dumps({"write_threshold": 1.5}), "write_threshold must be between 0 and 1, got 1.5"),
-    (json.dumps({"http_port": 70000, "idle_minutes": 5}), "http_port must be between 1 and 65535, got 70000"),
-    (json.dumps({"recall_half_life_days": 0}), "recall_half_life_days must be more than 0 and at most 3650"),
-    (json.dumps({"idle_minutes": "ten"}), "idle_minutes must be a number between 1 and 240, got 'ten'"),
-    (json.dumps([1, 2]), "must hold a JSON object, not list"),
-    ("{not json", "is unreadable"),
-])
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (json.dumps({"write_threshold": 1.5}), "write_threshold must be between 0 and 1, got 1.5"),
+        (json.dumps({"http_port": 70000, "idle_minutes": 5}), "http_port must be between 1 and 65535, got 70000"),
+        (json.dumps({"recall_half_life_days": 0}), "recall_half_life_days must be more than 0 and at most 3650"),
+        (json.dumps({"idle_minutes": "ten"}), "idle_minutes must be a number between 1 and 240, got 'ten'"),
+        (json.dumps([1, 2]), "must hold a JSON object, not list"),
+        ("{not json", "is unreadable"),
+    ],
+)
 def test_a_bad_file_is_refused_and_the_app_starts_with_the_defaults(tmp_path, capsys, content, problem):
     paths = AppPaths(tmp_path / "config", tmp_path / "data")
     paths.config_dir.mkdir()
@@ -209,7 +227,7 @@ def test_the_dialog_shows_every_user_facing_option_as_declared(qtbot, shell, tmp
                 assert isinstance(box, QCheckBox) and box.text() == option.label
                 continue
             assert isinstance(box, QSpinBox if option.kind is int else QDoubleSpinBox), option.name
-            low = option.low + (10 ** -option.decimals if option.low_open else 0)
+            low = option.low + (10**-option.decimals if option.low_open else 0)
             assert (box.minimum(), box.maximum()) == pytest.approx((low, option.high)), option.name
         assert entry.value() == getattr(shell.backend.settings, option.name), option.name
     for radio in (dialog.model_default, dialog.model_file, dialog.model_path):
@@ -248,8 +266,11 @@ def test_the_window_says_changes_apply_at_once_and_the_backend_agrees(qtbot, she
     changed = replace(shell.backend.settings, **{o.name: _other_value(o) for o in SHOWN if o.name != "http_port"})
     waiting = shell.backend.apply_settings(changed)
     assert waiting == [o.name for o in SHOWN if o.effect is Effect.NEXT_START and o.name != "http_port"]
-    assert all(getattr(shell.backend.engine.settings, o.name) == getattr(changed, o.name)
-               for o in SHOWN if o.effect is Effect.AT_ONCE)
+    assert all(
+        getattr(shell.backend.engine.settings, o.name) == getattr(changed, o.name)
+        for o in SHOWN
+        if o.effect is Effect.AT_ONCE
+    )
 
 
 def test_a_new_threshold_and_new_weights_score_the_next_write(engine):
@@ -268,8 +289,14 @@ def test_a_new_threshold_and_new_weights_score_the_next_write(engine):
 
 
 def test_every_at_once_option_reaches_the_engine_and_its_policy(engine):
-    changed = replace(engine.settings, **{o.name: _other_value(o) for o in OPTIONS.values()
-                                          if o.effect is Effect.AT_ONCE and o.name != "embedding_model"})
+    changed = replace(
+        engine.settings,
+        **{
+            o.name: _other_value(o)
+            for o in OPTIONS.values()
+            if o.effect is Effect.AT_ONCE and o.name != "embedding_model"
+        },
+    )
     engine.apply_settings(changed)
     for option in OPTIONS.values():
         if option.name != "embedding_model":  # switched by re-embedding (use_model), not by apply_settings

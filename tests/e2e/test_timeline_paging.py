@@ -31,9 +31,15 @@ def pages(engine, filters: MemoryFilter, size: int) -> list[str]:
 def test_cursor_pages_equal_offset_order_with_ties_and_filters(engine):
     ids = seed(engine, varied(14), step=timedelta(hours=3))
     tie = BASE - timedelta(hours=9)  # as old as one seeded memory: five memories tied, rowid orders them
-    twins = [engine.write(text, explicit=True, occurred_at=tie).id
-             for text in ("The harbour ferry leaves at six.", "Kiran's cello recital is in June.",
-                          "Our wifi password changed last week.", "The boiler service costs 90 euros.")]
+    twins = [
+        engine.write(text, explicit=True, occurred_at=tie).id
+        for text in (
+            "The harbour ferry leaves at six.",
+            "Kiran's cello recital is in June.",
+            "Our wifi password changed last week.",
+            "The boiler service costs 90 euros.",
+        )
+    ]
     engine.forget(ids=[ids[2], twins[1]])
     for filters in (MemoryFilter(), MemoryFilter(statuses=("active",)), MemoryFilter(statuses=("archived",))):
         everything = [m.id for m in engine.list_memories(filters, limit=1000)]
@@ -112,8 +118,9 @@ def test_removing_a_whole_day_then_paging_on(qtbot, shell):
     while model.fetch_more():
         qtbot.waitUntil(lambda: not model.loading, timeout=10_000)
     assert_well_formed(model)
-    assert [m.id for m in model.memories()] == [m.id for m in engine.list_memories(MemoryFilter(statuses=("active",)),
-                                                                          limit=100)]
+    assert [m.id for m in model.memories()] == [
+        m.id for m in engine.list_memories(MemoryFilter(statuses=("active",)), limit=100)
+    ]
 
 
 def _scrolled_to_the_end(qtbot, window) -> None:
@@ -162,9 +169,12 @@ def test_one_long_day_is_paged_too(qtbot, shell):
     assert model.index(0, 0).data().endswith("60 memories")  # the heading counts what came later too
 
 
-@pytest.mark.xfail(PySide6.__version_info__[:2] == (6, 12) and sys.version_info < (3, 12), strict=True,
-                   reason="PySide6 6.12.0 takes a reference from None on every void call and every None a model "
-                          "returns; on Python 3.11 the app then aborts ('deallocating None'). 6.11 does not.")
+@pytest.mark.xfail(
+    PySide6.__version_info__[:2] == (6, 12) and sys.version_info < (3, 12),
+    strict=True,
+    reason="PySide6 6.12.0 takes a reference from None on every void call and every None a model "
+    "returns; on Python 3.11 the app then aborts ('deallocating None'). 6.11 does not.",
+)
 def test_scrolling_and_painting_leave_none_alone(qtbot, shell):
     seed(shell.backend.engine, varied(30), step=timedelta(hours=2))
     window = _opened_small(qtbot, shell, page_size=10)

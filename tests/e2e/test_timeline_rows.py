@@ -25,8 +25,12 @@ def _loaded(qtbot, shell, page_size: int = 10) -> TimelineModel:
 def test_a_row_unpacks_to_the_memory_the_engine_listed(qtbot, shell):
     engine = shell.backend.engine
     seed(engine, varied(6), step=timedelta(hours=5))
-    noted = engine.write("Dana from Lisbon moves to Oslo on 3 March 2027.", explicit=True, occurred_at=BASE,
-                         metadata={"source": "chat", "tags": ["move", "friends"], "nested": {"n": 2}}).id
+    noted = engine.write(
+        "Dana from Lisbon moves to Oslo on 3 March 2027.",
+        explicit=True,
+        occurred_at=BASE,
+        metadata={"source": "chat", "tags": ["move", "friends"], "nested": {"n": 2}},
+    ).id
     listed = engine.list_memories(limit=100)
     model = _loaded(qtbot, shell, page_size=4)
     assert model.memories() == listed  # every field, in order

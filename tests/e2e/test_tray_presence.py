@@ -32,8 +32,10 @@ def test_connected_clients_and_the_port_in_the_tray(qtbot, app_paths, embedder, 
         assert "cursor" in tray.act_clients.toolTip()
 
         async def scenario():
-            async with http_client(app.backend.server.url, tokens["cursor"]) as cursor, \
-                    http_client(app.backend.server.url, tokens["claude-code"]) as claude:
+            async with (
+                http_client(app.backend.server.url, tokens["cursor"]) as cursor,
+                http_client(app.backend.server.url, tokens["claude-code"]) as claude,
+            ):
                 await cursor.list_tools()
                 await call(claude, "memory_search", query="where is the spare key?")
                 watch.check_presence()  # what the timer does every few seconds
@@ -41,7 +43,9 @@ def test_connected_clients_and_the_port_in_the_tray(qtbot, app_paths, embedder, 
 
         assert anyio.run(scenario) == "Connected: claude-code, cursor"
         assert sorted(text for title, text in tray.messages if title == NEW) == [
-            "claude-code used your memory for the first time.", "cursor used your memory for the first time."]
+            "claude-code used your memory for the first time.",
+            "cursor used your memory for the first time.",
+        ]
         # Both closed their sessions; the server notices their streams have gone soon after.
         qtbot.waitUntil(lambda: watch.check_presence() or tray.act_clients.text() == "Connected: none right now")
 

@@ -32,8 +32,14 @@ SEEDS = [
 
 
 PEOPLE = ("Amara", "Bruno", "Chen Wei", "Dana", "Elif", "Farid", "Greta", "Hiro", "Ines")
-THINGS = ("the blue kayak", "a sourdough starter", "the tax return", "my violin lessons", "the garden shed",
-          "a trip to Lisbon")
+THINGS = (
+    "the blue kayak",
+    "a sourdough starter",
+    "the tax return",
+    "my violin lessons",
+    "the garden shed",
+    "a trip to Lisbon",
+)
 DOINGS = ("asked me about", "helped me fix", "wants to borrow", "reminded me of", "is planning")
 
 
@@ -71,8 +77,14 @@ def token_store(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def start_shell(qtbot: Any, paths: AppPaths, embedder: Any, **options: Any) -> Shell:
-    options = {"serve": False, "tray": True, "idle_source": FakeIdle(), "scheduler_interval_ms": 3_600_000,
-               "activity_interval_ms": 3_600_000, **options}
+    options = {
+        "serve": False,
+        "tray": True,
+        "idle_source": FakeIdle(),
+        "scheduler_interval_ms": 3_600_000,
+        "activity_interval_ms": 3_600_000,
+        **options,
+    }
     shell = Shell(paths, options.pop("settings", Settings()), embedder=embedder, **options)
     shell.start()
     qtbot.waitUntil(lambda: shell.backend.is_ready or shell.backend.error is not None, timeout=30_000)
@@ -96,12 +108,15 @@ def wait(qtbot: Any, task: Task | None, timeout: int = 30_000) -> Any:
     return task.result
 
 
-def seed(engine: MemoryEngine, items: list[tuple[str, str, float]] = SEEDS, start: datetime = BASE,
-         step: timedelta = timedelta(hours=7)) -> list[str]:
+def seed(
+    engine: MemoryEngine,
+    items: list[tuple[str, str, float]] = SEEDS,
+    start: datetime = BASE,
+    step: timedelta = timedelta(hours=7),
+) -> list[str]:
     """Write memories by hand, one every `step` going back from `start` (oldest last)."""
     ids = []
     for i, (content, kind, importance) in enumerate(items):
-        result = engine.write(content, type=kind, importance=importance, explicit=True,
-                              occurred_at=start - i * step)
+        result = engine.write(content, type=kind, importance=importance, explicit=True, occurred_at=start - i * step)
         ids.append(result.id)
     return ids

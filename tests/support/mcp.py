@@ -23,12 +23,18 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 # Tokens go to the documented 0600 fallback file, never into the keyring of whoever runs the tests.
 # A shared server that `mcp` starts exits soon after its test's last client (no process outlives a run).
-TEST_ENV = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "HINDSIGHT_TOKEN_STORE": "file",
-            "HINDSIGHT_IDLE_EXIT": "10"}
+TEST_ENV = {
+    "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    "HINDSIGHT_TOKEN_STORE": "file",
+    "HINDSIGHT_IDLE_EXIT": "10",
+}
 
-INIT_BODY = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "raw-test", "version": "1"}}}
+INIT_BODY = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw-test", "version": "1"}},
+}
 MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
@@ -51,8 +57,13 @@ def free_port() -> int:
 
 
 def cli(data_dir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "hindsight_desktop", *args], env=env_for(data_dir),
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", *args],
+        env=env_for(data_dir),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -66,7 +77,11 @@ class ServeProcess:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hindsight_desktop", "serve", "--port", str(self.port), *flags],
-            env=env_for(data_dir), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            env=env_for(data_dir),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self._wait()
 
     def _wait(self, timeout: float = 90.0) -> None:
@@ -95,14 +110,17 @@ class ServeProcess:
 @contextlib.asynccontextmanager
 async def http_client(url: str, token: str | None, mode: str = "legacy") -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as http, \
-            Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
         yield client
 
 
 def stdio_client(data_dir: Path, *args: str, **env: str) -> Client:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "hindsight_desktop", "mcp", *args],
-                                   env=env_for(data_dir, **env))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "hindsight_desktop", "mcp", *args], env=env_for(data_dir, **env)
+    )
     return Client(params, mode="legacy")
 
 

@@ -5,8 +5,8 @@ modules, so a new rule is covered without naming it anywhere. Hostile inputs are
 pattern itself: runs of the characters its repeats accept, alone and in pairs (``AB-``, ``a.``),
 its literal words repeated, and a fixed family (long blank runs between two words, separators before
 ``://``). A pattern is judged by how its time grows when the input grows four times (1K -> 4K
-characters to look, 8K -> 32K to judge): about 4 for linear work, about 16 for quadratic. Only that ratio decides, never a
-wall-clock limit; absolute times only decide what is too small to be worth measuring again.
+characters to look, 8K -> 32K to judge): about 4 for linear work, about 16 for quadratic. Only that
+ratio decides, never a wall-clock limit; absolute times only decide what is too small to be worth measuring again.
 """
 
 from __future__ import annotations
@@ -41,13 +41,85 @@ ESCALATE_S = 0.1  # above this, do not try the next size (a quadratic one would 
 
 # Characters offered to character classes: each kind the patterns distinguish.
 POOL = (
-    " ", "\t", "\n", "\u3000", "a", "z", "A", "Z", "0", "1", "9", "_", "-", ".", ",", ":", ";", "/", "@", "&",
-    "'", '"', "+", "=", "%", "#", "(", ")", "!", "?", "·", "中", "月", "年", "一", "日", "１", "Ａ", "é",
-    "。", "，", "：", "\u200b",
+    " ",
+    "\t",
+    "\n",
+    "\u3000",
+    "a",
+    "z",
+    "A",
+    "Z",
+    "0",
+    "1",
+    "9",
+    "_",
+    "-",
+    ".",
+    ",",
+    ":",
+    ";",
+    "/",
+    "@",
+    "&",
+    "'",
+    '"',
+    "+",
+    "=",
+    "%",
+    "#",
+    "(",
+    ")",
+    "!",
+    "?",
+    "·",
+    "中",
+    "月",
+    "年",
+    "一",
+    "日",
+    "１",
+    "Ａ",
+    "é",
+    "。",
+    "，",
+    "：",
+    "\u200b",
 )
 FIXED_UNITS = (
-    " ", "a", "A", "1", "AB-", "a.", ".", "-", "中", "１", "Ab ", "a1", "A-", "1.", "a-", "a ", "A ", "中 ",
-    "\u3000", "a@", "a:", "/", "a/", "=", "_", "1 ", "1-", "a'", "Ab", "一", "月 ", "1月", "\t", "\n",
+    " ",
+    "a",
+    "A",
+    "1",
+    "AB-",
+    "a.",
+    ".",
+    "-",
+    "中",
+    "１",
+    "Ab ",
+    "a1",
+    "A-",
+    "1.",
+    "a-",
+    "a ",
+    "A ",
+    "中 ",
+    "\u3000",
+    "a@",
+    "a:",
+    "/",
+    "a/",
+    "=",
+    "_",
+    "1 ",
+    "1-",
+    "a'",
+    "Ab",
+    "一",
+    "月 ",
+    "1月",
+    "\t",
+    "\n",
 )
 
 
@@ -95,8 +167,10 @@ class Finding:
         return (f"{head!r}+" if head else "") + f"{self.unit!r}*n" + (f"+{tail!r}" if tail else "")
 
     def describe(self) -> str:
-        return (f"{self.name}: {self.shape} {self.small}->{self.large} chars "
-                f"{self.t_small * 1000:.2f} ms -> {self.t_large * 1000:.2f} ms (x{self.ratio:.1f})")
+        return (
+            f"{self.name}: {self.shape} {self.small}->{self.large} chars "
+            f"{self.t_small * 1000:.2f} ms -> {self.t_large * 1000:.2f} ms (x{self.ratio:.1f})"
+        )
 
 
 # ---- collecting the patterns ---------------------------------------------------------------------
@@ -150,9 +224,12 @@ def _category(cat: Any, ch: str, ascii_only: bool) -> bool:
         return cat in (sre.CATEGORY_NOT_DIGIT, sre.CATEGORY_NOT_SPACE, sre.CATEGORY_NOT_WORD)
     word = ch.isalnum() or ch == "_"
     return {
-        sre.CATEGORY_DIGIT: ch.isdecimal(), sre.CATEGORY_NOT_DIGIT: not ch.isdecimal(),
-        sre.CATEGORY_SPACE: ch.isspace(), sre.CATEGORY_NOT_SPACE: not ch.isspace(),
-        sre.CATEGORY_WORD: word, sre.CATEGORY_NOT_WORD: not word,
+        sre.CATEGORY_DIGIT: ch.isdecimal(),
+        sre.CATEGORY_NOT_DIGIT: not ch.isdecimal(),
+        sre.CATEGORY_SPACE: ch.isspace(),
+        sre.CATEGORY_NOT_SPACE: not ch.isspace(),
+        sre.CATEGORY_WORD: word,
+        sre.CATEGORY_NOT_WORD: not word,
     }.get(cat, False)
 
 
@@ -164,8 +241,14 @@ def _class_members(items: list[Any], flags: int) -> list[str]:
     def has(ch: str) -> bool:
         for op, av in items:
             codes = {ord(ch), ord(ch.lower()), ord(ch.upper())} if fold else {ord(ch)}
-            if (op is sre.LITERAL and av in codes or op is sre.RANGE and any(av[0] <= c <= av[1] for c in codes)
-                    or op is sre.CATEGORY and _category(av, ch, ascii_only)):
+            if (
+                op is sre.LITERAL
+                and av in codes
+                or op is sre.RANGE
+                and any(av[0] <= c <= av[1] for c in codes)
+                or op is sre.CATEGORY
+                and _category(av, ch, ascii_only)
+            ):
                 return True
         return False
 
@@ -279,7 +362,7 @@ def _heads(sub: Any, flags: int, before: str, out: list[tuple[str, Any, list[str
     for i, (op, av) in enumerate(sub):
         here = before + _witness(sub[:i], flags)
         rest: list[str] = []
-        _literal_runs(sub[i + 1:], rest)
+        _literal_runs(sub[i + 1 :], rest)
         rest += follow
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and (av[1] is sre.MAXREPEAT or av[1] >= 16):
             out.append((here, av[2], rest))
@@ -353,8 +436,23 @@ WRAPPED: list[Case] = [(u, BETWEEN_WORDS) for u in (" ", "\t", "\u3000", "\n", "
     (u, BEFORE_SCHEME) for u in ("a.", ".", "-", "a-", "AB-", "a/", "a:", "a", "1.", "_")
 ]
 # Texts dense with what extraction finds: thousands of small matches, each claiming a span.
-DENSE: list[Case] = [(u, PLAIN) for u in ("12 ", "3pm ", "北京 ", "王小红说", "$12 ", "5月3日 ", "Ab, ", "a@b.co ",
-                                          "Room 12 ", "tomorrow ", "I live in Paris. ", "我住在北京。")]
+DENSE: list[Case] = [
+    (u, PLAIN)
+    for u in (
+        "12 ",
+        "3pm ",
+        "北京 ",
+        "王小红说",
+        "$12 ",
+        "5月3日 ",
+        "Ab, ",
+        "a@b.co ",
+        "Room 12 ",
+        "tomorrow ",
+        "I live in Paris. ",
+        "我住在北京。",
+    )
+]
 
 
 # ---- timing --------------------------------------------------------------------------------------
@@ -382,8 +480,14 @@ def _pair(fn: Callable[[str], object], small: str, large: str, runs: int) -> tup
     return min(t_small), min(t_large)
 
 
-def growth(name: str, fn: Callable[[str], object], unit: str, around: tuple[str, str],
-           sizes: tuple[int, int, int, int] = SIZES, runs: int = 5) -> Finding:
+def growth(
+    name: str,
+    fn: Callable[[str], object],
+    unit: str,
+    around: tuple[str, str],
+    sizes: tuple[int, int, int, int] = SIZES,
+    runs: int = 5,
+) -> Finding:
     """How `fn`'s time grows on `unit` runs. A look at the two small sizes settles most cases; a
     suspicious one is judged on the two large sizes (the smaller pair when the large one would take
     too long), best of several interleaved runs, and must show it twice: a burst of load on a shared
@@ -417,8 +521,13 @@ def growth(name: str, fn: Callable[[str], object], unit: str, around: tuple[str,
     return finding
 
 
-def worst(name: str, fn: Callable[[str], object], cases: list[Case],
-          stop_at: float | None = FAIL_RATIO, sizes: tuple[int, int, int, int] = SIZES) -> Finding:
+def worst(
+    name: str,
+    fn: Callable[[str], object],
+    cases: list[Case],
+    stop_at: float | None = FAIL_RATIO,
+    sizes: tuple[int, int, int, int] = SIZES,
+) -> Finding:
     """The case whose time grows fastest (stops at the first one above `stop_at`)."""
     result: Finding | None = None
     for unit, around in cases:

@@ -13,7 +13,8 @@ def insert_indexed(db, content: str, occurred: datetime, old_style: bool = False
     db.execute(
         "INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, occurred_at, "
         "updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, 'test', 'shared', ?, ?, ?, ?)",
-        (f"m{abs(hash(content))}", content, to_db(occurred), to_db(occurred), to_db(occurred), str(hash(content))))
+        (f"m{abs(hash(content))}", content, to_db(occurred), to_db(occurred), to_db(occurred), str(hash(content))),
+    )
     rowid = db.last_insert_rowid()
     if old_style:  # the words index as schema 5 wrote it: the text and its character pairs only
         body = "\n".join([content, " ".join(keyword.cjk_pairs(content))])

@@ -17,9 +17,11 @@ WAIT = 60  # seconds: only a guard against hanging when something is broken; nev
 
 
 def _fill(engine: MemoryEngine) -> list[str]:
-    texts = ["Remember: the spare bike key hangs behind the pantry door.",
-             "Remember: Amara's flight to Lisbon leaves on 3 May at 07:40.",
-             "Remember: the boiler service code is 4471."]
+    texts = [
+        "Remember: the spare bike key hangs behind the pantry door.",
+        "Remember: Amara's flight to Lisbon leaves on 3 May at 07:40.",
+        "Remember: the boiler service code is 4471.",
+    ]
     return [engine.write(text, gate=False).id for text in texts]
 
 
@@ -62,8 +64,9 @@ def test_access_counts_are_written_on_close(tmp_path, embedder, clock):
     engine.close()
     db = connect_existing(engine.store.path)
     assert _counts(db) == (3, 3)
-    assert db.execute("SELECT access_count, last_accessed_at IS NOT NULL FROM memories WHERE id = ?",
-                      (key,)).fetchone() == (3, 1)
+    assert db.execute(
+        "SELECT access_count, last_accessed_at IS NOT NULL FROM memories WHERE id = ?", (key,)
+    ).fetchone() == (3, 1)
     db.close()
 
 
@@ -94,10 +97,12 @@ def test_the_next_write_lands_after_the_searches_before_it(engine):
 
 
 def test_another_clients_search_never_counts_a_private_memory(engine):
-    private = engine.write("Remember: my therapist sees me every Tuesday at 5pm.", client="victim",
-                           scope="private", gate=False).id
-    shared = engine.write("Remember: the team therapist visits the office every Tuesday.", client="victim",
-                          gate=False).id
+    private = engine.write(
+        "Remember: my therapist sees me every Tuesday at 5pm.", client="victim", scope="private", gate=False
+    ).id
+    shared = engine.write(
+        "Remember: the team therapist visits the office every Tuesday.", client="victim", gate=False
+    ).id
     for who in ("mallory", "victim"):
         engine.search("who sees me on Tuesday?", client=who, limit=5)
     engine.close()  # every queued record written
@@ -115,8 +120,9 @@ def test_a_use_is_dated_when_the_search_ran(engine, clock):
     assert engine.get(key).last_accessed_at == ran
 
 
-def test_the_gate_embeds_its_prototypes_when_the_model_loads_never_inside_a_write(tmp_path, embedder, clock,
-                                                                                  monkeypatch):
+def test_the_gate_embeds_its_prototypes_when_the_model_loads_never_inside_a_write(
+    tmp_path, embedder, clock, monkeypatch
+):
     monkeypatch.setattr(gate, "_prototype_cache", {})  # as in a fresh process
     calls: list[tuple[int, bool]] = []
     engines: list[MemoryEngine] = []

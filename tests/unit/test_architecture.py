@@ -20,16 +20,18 @@ ROOT = Path(hindsight_desktop.__file__).parent
 PKG = "hindsight_desktop"
 
 # The core's face: all that app/, cli/ and mcp/ may import from core/.
-FACE = frozenset({
-    f"{PKG}.core",  # the package itself: its __init__ re-exports the errors only
-    f"{PKG}.core.engine",  # MemoryEngine and the limits and records of its operations (its __all__)
-    f"{PKG}.core.records",  # the data records the engine returns, and the vocabularies (layers, formats)
-    f"{PKG}.core.errors",  # the exception family
-    f"{PKG}.core.identities",  # who writes: the person's name, the reserved names, the client-name rule
-    f"{PKG}.core.clients",  # the MCP clients' registry table, opened without the embedding model
-    f"{PKG}.core.render",  # results as sentences for an assistant (the MCP tools and the CLI)
-    f"{PKG}.core.keys.manage",  # the memory file's key (show, init, restore, rekey), without the model
-})
+FACE = frozenset(
+    {
+        f"{PKG}.core",  # the package itself: its __init__ re-exports the errors only
+        f"{PKG}.core.engine",  # MemoryEngine and the limits and records of its operations (its __all__)
+        f"{PKG}.core.records",  # the data records the engine returns, and the vocabularies (layers, formats)
+        f"{PKG}.core.errors",  # the exception family
+        f"{PKG}.core.identities",  # who writes: the person's name, the reserved names, the client-name rule
+        f"{PKG}.core.clients",  # the MCP clients' registry table, opened without the embedding model
+        f"{PKG}.core.render",  # results as sentences for an assistant (the MCP tools and the CLI)
+        f"{PKG}.core.keys.manage",  # the memory file's key (show, init, restore, rekey), without the model
+    }
+)
 EDGES = ("app", "cli", "mcp")
 # Imports the rules forbid but that stay for now, each named with its reason: (importer, imported). Empty
 # (the `key` commands reach the key store through core/keys/manage.py, in FACE).
@@ -73,8 +75,11 @@ def import_graph(files: dict[str, Path]) -> list[Edge]:
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
             else:
                 continue
-            edges += [Edge(name, t, node.lineno) for t in dict.fromkeys(targets)
-                      if t == PKG or t.startswith(PKG + ".") or not t.startswith(PKG)]
+            edges += [
+                Edge(name, t, node.lineno)
+                for t in dict.fromkeys(targets)
+                if t == PKG or t.startswith(PKG + ".") or not t.startswith(PKG)
+            ]
     return edges
 
 
@@ -137,7 +142,8 @@ def test_a_back_door_is_named(tmp_path):
     (root / "cli/output.py").write_text("")
     (root / "mcp/tools.py").write_text(
         "from hindsight_desktop.core.engine import MemoryEngine\n\n"
-        "def tool():\n    from hindsight_desktop.core.store import database\n")
+        "def tool():\n    from hindsight_desktop.core.store import database\n"
+    )
     found = violations(import_graph(module_files(root, PKG)))
     assert found == [
         "hindsight_desktop/core/engine.py:1 imports hindsight_desktop.cli.output "

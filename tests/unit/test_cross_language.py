@@ -21,13 +21,16 @@ def lexicon():
     return db
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("女儿对什么食物过敏？", {"daughter", "food", "allergic"}),
-    ("我姐姐一家住在哪里？", {"sister", "family"}),
-    ("苏晴为什么不能再吃野生菌？", {"wild"}),
-    ("What does my wife do for a living?", {"妻子"}),
-    ("Which primary school does my daughter go to?", {"学校", "女儿"}),
-])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("女儿对什么食物过敏？", {"daughter", "food", "allergic"}),
+        ("我姐姐一家住在哪里？", {"sister", "family"}),
+        ("苏晴为什么不能再吃野生菌？", {"wild"}),
+        ("What does my wife do for a living?", {"妻子"}),
+        ("Which primary school does my daughter go to?", {"学校", "女儿"}),
+    ],
+)
 def test_words_are_looked_up_in_the_other_language(lexicon, question: str, expected: set[str]) -> None:
     assert expected <= set(bilingual.other_language_terms(lexicon, question))
 
@@ -50,8 +53,12 @@ def test_a_damaged_lookup_file_is_built_again(tmp_path: Path, monkeypatch: pytes
 
 def test_a_chinese_question_finds_the_english_memory_that_answers_it(engine, clock) -> None:
     answer = engine.write("Duoduo is allergic to peanuts, so we carry an EpiPen whenever we travel.")
-    for text in ("我老婆对芒果过敏，吃了嘴唇会肿。", "朵朵晚上九点前必须睡觉，睡前要听一个故事。",
-                 "女儿朵朵今年六岁，九月份上小学一年级。", "我喝咖啡一天最多两杯，下午三点以后不喝。"):
+    for text in (
+        "我老婆对芒果过敏，吃了嘴唇会肿。",
+        "朵朵晚上九点前必须睡觉，睡前要听一个故事。",
+        "女儿朵朵今年六岁，九月份上小学一年级。",
+        "我喝咖啡一天最多两杯，下午三点以后不喝。",
+    ):
         clock.advance(days=1)
         engine.write(text)
     hits = engine.search("女儿对什么食物过敏？", limit=3).hits
@@ -75,7 +82,9 @@ def test_an_installed_app_reads_the_dictionary_from_its_bundle(tmp_path: Path, m
     assert bilingual.dictionary_file() == shipped
 
 
-def test_leftovers_of_killed_builds_and_old_versions_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_leftovers_of_killed_builds_and_old_versions_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
     old_version = tmp_path / "lexicon-0.sqlite"
     stale = tmp_path / f"{bilingual.lexicon_path().name}.123.456.tmp"

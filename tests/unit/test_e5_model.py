@@ -132,8 +132,9 @@ def test_a_version_1_file_gives_the_same_vectors_and_is_named_by_the_new_one(emb
     old = Embedder(old_path)
     assert old.model_id in embedder.same_vectors_as
     for text in SENTENCES:
-        assert old._llm.tokenize(("passage: " + text.strip()).encode(), add_bos=True, special=False) \
-            == embedder.token_ids(text), text
+        assert old._llm.tokenize(
+            ("passage: " + text.strip()).encode(), add_bos=True, special=False
+        ) == embedder.token_ids(text), text
     texts = [s.strip() for s in SENTENCES]
     assert np.array_equal(old.embed(texts, "query"), embedder.embed(texts, "query"))
 
@@ -154,10 +155,18 @@ def test_query_and_passage_prefixes_differ(embedder):
 
 
 def test_a_chinese_paraphrase_is_found_across_languages(embedder):
-    memories = ["我对猫毛过敏，去朋友家前要先吃氯雷他定。", "我下周三要去杭州出差，帮我订个酒店。",
-                "My sister Priya lives in Toronto.", "每周二晚上七点半我去游泳。"]
-    questions = {"去有宠物的人家里之前我需要注意什么？": 0, "Which city am I travelling to for work?": 1,
-                 "Priya 住在哪个城市？": 2, "When do I go swimming?": 3}
+    memories = [
+        "我对猫毛过敏，去朋友家前要先吃氯雷他定。",
+        "我下周三要去杭州出差，帮我订个酒店。",
+        "My sister Priya lives in Toronto.",
+        "每周二晚上七点半我去游泳。",
+    ]
+    questions = {
+        "去有宠物的人家里之前我需要注意什么？": 0,
+        "Which city am I travelling to for work?": 1,
+        "Priya 住在哪个城市？": 2,
+        "When do I go swimming?": 3,
+    }
     stored = embedder.embed(memories, "passage")
     for question, expected in questions.items():
         assert int(np.argmax(stored @ embedder.embed_one(question, "query"))) == expected, question

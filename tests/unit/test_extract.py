@@ -46,7 +46,11 @@ def of_kind(text: str, kind: str) -> list[str]:
         ("aws AKIAIOSFODNN7EXAMPLE", "aws [REDACTED:api_key]", ["api_key"]),
         ("slack xoxb-1234567890-abcdefghij", "slack [REDACTED:api_key]", ["api_key"]),
         ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "[REDACTED:api_key]", ["api_key"]),
-        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz123", "Authorization: Bearer [REDACTED:api_key]", ["api_key"]),
+        (
+            "Authorization: Bearer abcdefghijklmnopqrstuvwxyz123",
+            "Authorization: Bearer [REDACTED:api_key]",
+            ["api_key"],
+        ),
         ("api_key=abcd1234efgh5678", "api_key=[REDACTED:api_key]", ["api_key"]),
         ("secret: Zm9vYmFyYmF6cXV4MTIz", "secret: [REDACTED:api_key]", ["api_key"]),
         ("api_key=sk-abcdefghijklmnopqrstuvwxyz", "api_key=[REDACTED:api_key]", ["api_key"]),

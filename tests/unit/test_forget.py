@@ -98,9 +98,12 @@ def test_maintenance_archives_faded_merges_and_repairs(engine, clock):
 
 # ---- forget by query takes only what a memory says (issue 17 §4) --------------------------------
 
+
 def test_forget_by_query_follows_the_text_never_the_terms_the_index_adds(engine):
-    dated = [engine.write(text, gate=False, occurred_at="2025-12-05T10:00:00Z").id for text in (
-        "Dinner with Sam at the noodle bar.", "我们去了哈尔滨看冰灯。", "Flight CA981 left on time.")]
+    dated = [
+        engine.write(text, gate=False, occurred_at="2025-12-05T10:00:00Z").id
+        for text in ("Dinner with Sam at the noodle bar.", "我们去了哈尔滨看冰灯。", "Flight CA981 left on time.")
+    ]
     says = engine.write("We plan a ski trip in December.", gate=False, occurred_at="2025-06-01T10:00:00Z").id
     # The index holds every memory's date in words ("5 December 2025") and entity values ("ca981"):
     # neither is anything the memory says.
@@ -113,6 +116,7 @@ def test_forget_by_query_follows_the_text_never_the_terms_the_index_adds(engine)
 
 
 # ---- what a forgotten successor leaves behind (issue 17 §2) --------------------------------------
+
 
 def _moved(engine, clock) -> tuple[str, str]:
     old = engine.write("I live in Berlin.").id

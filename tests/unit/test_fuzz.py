@@ -27,14 +27,52 @@ from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
 
 # Everything JSON (or a confused client) can carry, plus the strings clients really send.
-ODD_STRINGS = st.sampled_from(["", " ", "null", "None", "undefined", "nan", "NaN", "-inf", "Infinity", "1e999",
-                               "-1e999", "1e308", "5", " 0.8 ", "true", "yes", "0", "1", "2", "[", "[]", "[1,2]",
-                               '["a","b"]', "a, b", ",,,", "{", "{}", '{"a": NaN}', "[" * 5000, "9" * 5000,
-                               "0x10", "1_000", "١٢", "½", "\x00", "\ud7ff"])
+ODD_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "null",
+        "None",
+        "undefined",
+        "nan",
+        "NaN",
+        "-inf",
+        "Infinity",
+        "1e999",
+        "-1e999",
+        "1e308",
+        "5",
+        " 0.8 ",
+        "true",
+        "yes",
+        "0",
+        "1",
+        "2",
+        "[",
+        "[]",
+        "[1,2]",
+        '["a","b"]',
+        "a, b",
+        ",,,",
+        "{",
+        "{}",
+        '{"a": NaN}',
+        "[" * 5000,
+        "9" * 5000,
+        "0x10",
+        "1_000",
+        "١٢",
+        "½",
+        "\x00",
+        "\ud7ff",
+    ]
+)
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=40), ODD_STRINGS)
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                      max_leaves=12)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
 FUZZ = settings(max_examples=300, deadline=None)
 
 
@@ -65,9 +103,14 @@ def test_coercion_accepts_or_names_the_field(field: str, value: Any):
 
 
 @FUZZ
-@given(value=st.one_of(VALUES, st.datetimes(timezones=st.one_of(st.none(), st.timezones())),
-                       st.datetimes().map(lambda d: d.isoformat()),
-                       st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat())))
+@given(
+    value=st.one_of(
+        VALUES,
+        st.datetimes(timezones=st.one_of(st.none(), st.timezones())),
+        st.datetimes().map(lambda d: d.isoformat()),
+        st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
+    )
+)
 def test_parse_when_returns_a_sane_utc_date_or_invalid_input(value: Any):
     try:
         parsed = timeutil.parse_when(value, "timestamp")
@@ -78,21 +121,87 @@ def test_parse_when_returns_a_sane_utc_date_or_invalid_input(value: Any):
     assert timeutil.MIN_YEAR - 1 <= parsed.year <= timeutil.MAX_YEAR + 1  # a zone may cross New Year
 
 
-DATE_WORDS = ["in", "on", "the", "of", "3", "12", "31", "99", "999", "2023", "1899", "9999", "0", "days", "day",
-              "weeks", "months", "years", "ago", "later", "next", "last", "this", "coming", "week", "month", "year",
-              "May", "may", "February", "Feb", "29th", "Friday", "/", "-", ".", ",", " ", "年", "月", "日", "号",
-              "后", "前", "以后", "之前", "下下个", "上上", "周", "星期", "三", "十", "百", "两", "零", "九九九",
-              "天", "个月", "去年", "明年", "大前年", "下午", "点", "半", "一刻", "3pm", "12am", "13:61", "23:59",
-              "noon", "o'clock"]
+DATE_WORDS = [
+    "in",
+    "on",
+    "the",
+    "of",
+    "3",
+    "12",
+    "31",
+    "99",
+    "999",
+    "2023",
+    "1899",
+    "9999",
+    "0",
+    "days",
+    "day",
+    "weeks",
+    "months",
+    "years",
+    "ago",
+    "later",
+    "next",
+    "last",
+    "this",
+    "coming",
+    "week",
+    "month",
+    "year",
+    "May",
+    "may",
+    "February",
+    "Feb",
+    "29th",
+    "Friday",
+    "/",
+    "-",
+    ".",
+    ",",
+    " ",
+    "年",
+    "月",
+    "日",
+    "号",
+    "后",
+    "前",
+    "以后",
+    "之前",
+    "下下个",
+    "上上",
+    "周",
+    "星期",
+    "三",
+    "十",
+    "百",
+    "两",
+    "零",
+    "九九九",
+    "天",
+    "个月",
+    "去年",
+    "明年",
+    "大前年",
+    "下午",
+    "点",
+    "半",
+    "一刻",
+    "3pm",
+    "12am",
+    "13:61",
+    "23:59",
+    "noon",
+    "o'clock",
+]
 DATE_TEXT = st.lists(st.one_of(st.sampled_from(DATE_WORDS), st.text(max_size=3)), max_size=14).map("".join)
 
 
 @FUZZ
-@given(text=DATE_TEXT, ref=st.dates(min_value=date(1900, 1, 1), max_value=date(2200, 12, 31)),
-       relative=st.booleans())
+@given(text=DATE_TEXT, ref=st.dates(min_value=date(1900, 1, 1), max_value=date(2200, 12, 31)), relative=st.booleans())
 def test_date_extraction_never_raises(text: str, ref: date, relative: bool):
     for found in extract_dates.find_dates(text, ref, relative):
-        assert text[found.start:found.end] == found.text
+        assert text[found.start : found.end] == found.text
         value = found.value
         if len(value) == 4:
             int(value)  # a year
@@ -105,21 +214,28 @@ def test_date_extraction_never_raises(text: str, ref: date, relative: bool):
 
 # ---- through the real MCP server ---------------------------------------------------------------
 
-WRITE_ARGS = st.fixed_dictionaries({}, optional={
-    "content": st.one_of(st.text(max_size=60), VALUES, st.just("x" * 40_000), st.just("My cat is called Miso.")),
-    "type": st.one_of(VALUES, st.sampled_from(["fact", "preference", "FACT ", "a b", "x" * 50])),
-    "importance": VALUES,
-    "metadata": st.one_of(VALUES, st.just('{"a": NaN}'), st.just({"deep": [[[[1]]]]}), st.just("[" * 3000)),
-    "timestamp": st.one_of(VALUES, st.datetimes().map(lambda d: d.isoformat()), st.just("0001-01-01T00:00:00+05:00")),
-    "session_id": VALUES,
-    "scope": st.one_of(VALUES, st.sampled_from(["private", "shared", "PRIVATE", "public"])),
-})
+WRITE_ARGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "content": st.one_of(st.text(max_size=60), VALUES, st.just("x" * 40_000), st.just("My cat is called Miso.")),
+        "type": st.one_of(VALUES, st.sampled_from(["fact", "preference", "FACT ", "a b", "x" * 50])),
+        "importance": VALUES,
+        "metadata": st.one_of(VALUES, st.just('{"a": NaN}'), st.just({"deep": [[[[1]]]]}), st.just("[" * 3000)),
+        "timestamp": st.one_of(
+            VALUES, st.datetimes().map(lambda d: d.isoformat()), st.just("0001-01-01T00:00:00+05:00")
+        ),
+        "session_id": VALUES,
+        "scope": st.one_of(VALUES, st.sampled_from(["private", "shared", "PRIVATE", "public"])),
+    },
+)
 
 
 def counts(engine) -> tuple[int, int]:
     with engine.store.read() as db:
-        return (db.execute("SELECT count(*) FROM memories").fetchone()[0],
-                db.execute("SELECT count(*) FROM events").fetchone()[0])
+        return (
+            db.execute("SELECT count(*) FROM memories").fetchone()[0],
+            db.execute("SELECT count(*) FROM events").fetchone()[0],
+        )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -147,12 +263,24 @@ def test_memory_write_is_all_or_nothing(engine, arguments: dict[str, Any]):
 
 # ---- the limits, case by case ------------------------------------------------------------------
 
-@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00", "1899-12-31T23:59:59Z",
-                                  "2201-01-01", datetime(1, 1, 1, tzinfo=UTC)])
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "0001-01-01T00:00:00+05:00",
+        "9999-12-31T23:59:59-05:00",
+        "1899-12-31T23:59:59Z",
+        "2201-01-01",
+        datetime(1, 1, 1, tzinfo=UTC),
+    ],
+)
 def test_timestamps_outside_1900_to_2200_are_refused(engine, when):
     # A year past 2200 is also more than a day ahead: either refusal names the timestamp.
-    with pytest.raises(InvalidInput, match=r"timestamp is (in the year \d+; dates must fall between 1900 and 2200"
-                                           r"|more than a day ahead)"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"timestamp is (in the year \d+; dates must fall between 1900 and 2200"
+        r"|more than a day ahead)",
+    ):
         engine.write("The old mill burned down.", occurred_at=when, explicit=True)
     assert engine.write("The mill was rebuilt.", occurred_at="1900-01-02T00:00:00Z", explicit=True).stored
 
@@ -177,12 +305,14 @@ def test_list_arguments_are_capped(engine):
 def test_tools_name_the_argument_that_is_not_finite_or_too_long(engine):
     async def scenario():
         async with Client(build_server(engine, Identity(local="fuzzer"))) as client:
-            calls = [("memory_write", {"content": "I like figs.", "importance": "nan"}),
-                     ("memory_write", {"content": "I like figs.", "importance": "-1e999"}),
-                     ("memory_search", {"query": "figs", "time_range_days": "inf"}),
-                     ("memory_forget", {"memory_id": [f"mem_{n}" for n in range(300)]}),
-                     ("memory_forget", {"memory_id": ",".join(f"mem_{n}" for n in range(300))}),
-                     ("memory_write", {"content": "I like figs.", "timestamp": "9999-01-01T00:00:00Z"})]
+            calls = [
+                ("memory_write", {"content": "I like figs.", "importance": "nan"}),
+                ("memory_write", {"content": "I like figs.", "importance": "-1e999"}),
+                ("memory_search", {"query": "figs", "time_range_days": "inf"}),
+                ("memory_forget", {"memory_id": [f"mem_{n}" for n in range(300)]}),
+                ("memory_forget", {"memory_id": ",".join(f"mem_{n}" for n in range(300))}),
+                ("memory_write", {"content": "I like figs.", "timestamp": "9999-01-01T00:00:00Z"}),
+            ]
             return [await client.call_tool(name, args) for name, args in calls]
 
     results = anyio.run(scenario)

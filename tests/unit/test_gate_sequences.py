@@ -97,15 +97,21 @@ def test_a_bad_set_is_refused_with_its_line(tmp_path: Path):
     zh = _bench("zh_recall")
     memories = tmp_path / "m.jsonl"
     questions = tmp_path / "q.jsonl"
-    memories.write_text(json.dumps({"id": "m1", "text": "我住在杭州。", "occurred_at": "2026-05-01T00:00:00Z",
-                                    "lang": "zh"}) + "\n", encoding="utf-8")
-    question = {"id": "q1", "text": "我住在哪？", "category": "paraphrase", "gold": ["m9"],
-                "asked_at": "2026-12-01T10:00:00Z"}
+    memories.write_text(
+        json.dumps({"id": "m1", "text": "我住在杭州。", "occurred_at": "2026-05-01T00:00:00Z", "lang": "zh"}) + "\n",
+        encoding="utf-8",
+    )
+    question = {
+        "id": "q1",
+        "text": "我住在哪？",
+        "category": "paraphrase",
+        "gold": ["m9"],
+        "asked_at": "2026-12-01T10:00:00Z",
+    }
     questions.write_text(json.dumps(question, ensure_ascii=False) + "\n", encoding="utf-8")
     with pytest.raises(zh.DataError, match=r"q\.jsonl:1: unknown memory ids \['m9'\]"):
         zh.load_set(memories, questions)
-    questions.write_text(json.dumps({**question, "gold": ["m1"], "asked_at": "2026-12-01"}) + "\n",
-                         encoding="utf-8")
+    questions.write_text(json.dumps({**question, "gold": ["m1"], "asked_at": "2026-12-01"}) + "\n", encoding="utf-8")
     with pytest.raises(zh.DataError, match="has no time zone"):
         zh.load_set(memories, questions)
 
@@ -114,24 +120,39 @@ def test_the_recall_figures_follow_the_answers(tmp_path: Path):
     """Any gold id answers; newer-first needs the newer listed above the older; flags come from the server."""
     zh = _bench("zh_recall")
     memories, questions = tmp_path / "m.jsonl", tmp_path / "q.jsonl"
-    mems = [("m1", "我住在杭州。", "2026-05-01"), ("m2", "搬到了上海。", "2026-09-01"), ("m3", "我养了一只猫。", "2026-06-01")]
-    memories.write_text("".join(json.dumps({"id": i, "text": t, "occurred_at": f"{d}T08:00:00Z", "lang": "zh"},
-                                           ensure_ascii=False) + "\n" for i, t, d in mems), encoding="utf-8")
+    mems = [
+        ("m1", "我住在杭州。", "2026-05-01"),
+        ("m2", "搬到了上海。", "2026-09-01"),
+        ("m3", "我养了一只猫。", "2026-06-01"),
+    ]
+    memories.write_text(
+        "".join(
+            json.dumps({"id": i, "text": t, "occurred_at": f"{d}T08:00:00Z", "lang": "zh"}, ensure_ascii=False) + "\n"
+            for i, t, d in mems
+        ),
+        encoding="utf-8",
+    )
     asked = "2026-12-01T10:00:00Z"
-    qs = [{"id": "q1", "text": "我现在住哪？", "category": "changed", "gold": ["m2"], "older": ["m1"], "asked_at": asked},
-          {"id": "q2", "text": "宠物？", "category": "paraphrase", "gold": ["m3"], "asked_at": asked},
-          {"id": "q3", "text": "血型？", "category": "unanswerable", "gold": [], "asked_at": asked},
-          {"id": "q4", "text": "火星上冷吗？", "category": "off_topic", "gold": [], "asked_at": asked}]
+    qs = [
+        {"id": "q1", "text": "我现在住哪？", "category": "changed", "gold": ["m2"], "older": ["m1"], "asked_at": asked},
+        {"id": "q2", "text": "宠物？", "category": "paraphrase", "gold": ["m3"], "asked_at": asked},
+        {"id": "q3", "text": "血型？", "category": "unanswerable", "gold": [], "asked_at": asked},
+        {"id": "q4", "text": "火星上冷吗？", "category": "off_topic", "gold": [], "asked_at": asked},
+    ]
     questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
     data = zh.load_set(memories, questions)
     out = zh.Outcome()
-    out.writes = {"m1": {"id": "a", "stored": True, "layer": "episodic"},
-                  "m2": {"id": "b", "stored": True, "layer": "semantic"},
-                  "m3": {"id": "c", "stored": False, "layer": "working"}}
-    out.searches = {"q1": {"results": [{"id": "a"}, {"id": "b"}], "nothing_relevant": False},
-                    "q2": {"results": [{"id": "a"}], "nothing_relevant": True},
-                    "q3": {"results": [{"id": "c"}], "nothing_relevant": True},
-                    "q4": {"results": [{"id": "a"}], "nothing_relevant": False}}
+    out.writes = {
+        "m1": {"id": "a", "stored": True, "layer": "episodic"},
+        "m2": {"id": "b", "stored": True, "layer": "semantic"},
+        "m3": {"id": "c", "stored": False, "layer": "working"},
+    }
+    out.searches = {
+        "q1": {"results": [{"id": "a"}, {"id": "b"}], "nothing_relevant": False},
+        "q2": {"results": [{"id": "a"}], "nothing_relevant": True},
+        "q3": {"results": [{"id": "c"}], "nothing_relevant": True},
+        "q4": {"results": [{"id": "a"}], "nothing_relevant": False},
+    }
     report = zh.score(data, out, skipped=set())
     assert report["stored"] == round(2 / 3, 4)
     assert report["overall"] == {"n": 2, "r@1": 0.0, "r@5": 0.5, "r@10": 0.5}

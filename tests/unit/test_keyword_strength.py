@@ -55,8 +55,10 @@ def test_a_stray_shared_pair_counts_for_little(engine) -> None:
 
 
 def test_the_answer_nearest_in_meaning_is_found_without_a_shared_word(engine) -> None:
-    told = {"我童年是在哪个街区度过的？": "我小时候在成都玉林一带长大，最怀念那边的钟水饺。",
-            "我现在的投资策略是什么？": "股票亏了不少，决定以后只定投指数基金。"}
+    told = {
+        "我童年是在哪个街区度过的？": "我小时候在成都玉林一带长大，最怀念那边的钟水饺。",
+        "我现在的投资策略是什么？": "股票亏了不少，决定以后只定投指数基金。",
+    }
     for text in [*LIFE, *told.values()]:
         engine.write(text, importance=0.9)
     for question, answer in told.items():

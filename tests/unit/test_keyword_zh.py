@@ -13,8 +13,12 @@ from hindsight_desktop.core.store.database import MIGRATIONS, Store
 
 
 def _matches(db, term: str) -> set[int]:
-    return {r for (r,) in db.execute("SELECT rowid FROM fts_words WHERE fts_words MATCH ?",
-                                     (keyword.match_expression([term]),))}
+    return {
+        r
+        for (r,) in db.execute(
+            "SELECT rowid FROM fts_words WHERE fts_words MATCH ?", (keyword.match_expression([term]),)
+        )
+    }
 
 
 def test_single_character_words_and_dictionary_words_match(tmp_path) -> None:
@@ -81,7 +85,9 @@ def test_question_dates_select_memories_by_period(engine, clock) -> None:
     # now: 2026-11-25. October is "last month"; the 2025 National Day holiday is 1-7 October 2025.
     trips = {
         "west_lake": engine.write("去杭州西湖玩了一天，风景很好。", occurred_at="2026-10-12T10:00:00Z", explicit=True),
-        "qingdao": engine.write("去青岛海边玩了三天，吃了很多海鲜。", occurred_at="2026-08-03T10:00:00Z", explicit=True),
+        "qingdao": engine.write(
+            "去青岛海边玩了三天，吃了很多海鲜。", occurred_at="2026-08-03T10:00:00Z", explicit=True
+        ),
         "yunnan": engine.write("和家人去云南旅游，在大理住了三晚。", occurred_at="2025-10-03T10:00:00Z", explicit=True),
         "hiking": engine.write("和朋友去云南爬山，很累。", occurred_at="2025-07-10T10:00:00Z", explicit=True),
         # Written before the holiday: its 国庆 resolves against its own time, to October 2025.

@@ -8,8 +8,16 @@ import json
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
 
-LEGACY_KEYS = {"expired_working", "archived", "merged", "capacity_archived", "orphan_index_rows", "repaired",
-               "dead_links", "seconds"}
+LEGACY_KEYS = {
+    "expired_working",
+    "archived",
+    "merged",
+    "capacity_archived",
+    "orphan_index_rows",
+    "repaired",
+    "dead_links",
+    "seconds",
+}
 
 
 def _add(engine, text, importance, layer="episodic", **kw):
@@ -30,22 +38,22 @@ def _stability(engine, memory_id):
 def test_decay_archives_exactly_what_the_policy_says(engine, clock):
     # Default policy: half-life 60 days (x2 for semantic, x stability), archive when unused for 30 days
     # and strength = importance * 0.5 ** (idle / half-life) is under 0.3.
-    weak = _add(engine, "Walked past the aardvark mural downtown.", 0.2)          # idle 100 d: 0.14 -> archive
-    strong = _add(engine, "Saw a heron by the canal near the bakery.", 0.9)      # idle 100 d: 0.28 -> archive
+    weak = _add(engine, "Walked past the aardvark mural downtown.", 0.2)  # idle 100 d: 0.14 -> archive
+    strong = _add(engine, "Saw a heron by the canal near the bakery.", 0.9)  # idle 100 d: 0.28 -> archive
     fact = _add(engine, "The boiler service code is under the stairs.", 0.9, layer="semantic")  # 0.51 -> keep
-    pinned = _add(engine, "Grandpa's pocket watch is in the blue tin.", 0.1)     # pinned: never fades
+    pinned = _add(engine, "Grandpa's pocket watch is in the blue tin.", 0.1)  # pinned: never fades
     engine.edit(pinned, pinned=True)
     spaced = _add(engine, "The zebra crossing on Elm street got repainted.", 0.5)
     massed = _add(engine, "The yak wool scarf came from the Saturday market.", 0.5)
     twice = _add(engine, "The quokka poster hangs in the hallway.", 0.5)
     clock.advance(days=20)
-    assert _use(engine, "zebra") == spaced                 # a use after a gap: half-life x2
+    assert _use(engine, "zebra") == spaced  # a use after a gap: half-life x2
     assert _use(engine, "yak") == massed
     clock.advance(hours=1)
-    _use(engine, "yak")                                    # again within the hour: massed, counts once
+    _use(engine, "yak")  # again within the hour: massed, counts once
     _use(engine, "quokka")
     clock.advance(days=20)
-    _use(engine, "quokka")                                 # a second spaced use: half-life x4
+    _use(engine, "quokka")  # a second spaced use: half-life x4
     clock.advance(days=31)
     recent = _add(engine, "A new ibis nested on the roof.", 0.2)  # weak but unused for only 29 days: kept
     clock.advance(days=29)
@@ -64,14 +72,20 @@ def test_decay_archives_exactly_what_the_policy_says(engine, clock):
     assert why == [{"mode": "archive", "why": "faded"}]
     clock.advance(days=3000)
     engine.run_maintenance()
-    assert engine.get(pinned).status == "active"            # pinned survives any amount of time
+    assert engine.get(pinned).status == "active"  # pinned survives any amount of time
 
 
 def test_capacity_archives_the_weakest_and_spares_pinned(engine, clock):
-    ids = [_add(engine, text, imp, client="tool") for text, imp in (
-        ("The ferry to Hydra leaves at noon.", 0.9), ("The tram pass renews in June.", 0.2),
-        ("The spare key is with the neighbour.", 0.8), ("The plant needs water on Fridays.", 0.3),
-        ("The router password card is in the drawer.", 0.1))]
+    ids = [
+        _add(engine, text, imp, client="tool")
+        for text, imp in (
+            ("The ferry to Hydra leaves at noon.", 0.9),
+            ("The tram pass renews in June.", 0.2),
+            ("The spare key is with the neighbour.", 0.8),
+            ("The plant needs water on Fridays.", 0.3),
+            ("The router password card is in the drawer.", 0.1),
+        )
+    ]
     engine.edit(ids[4], pinned=True)
     report = engine.run_maintenance(capacity_per_client=2)
     assert report["capacity_archived"] == 2
@@ -88,7 +102,8 @@ def test_merge_keeps_the_union_and_the_history(engine):
     before = {m.id: m.access_count for m in (engine.get(first), engine.get(second))}
     report = engine.run_maintenance()
     assert report["merged"] == 1 and report["merges"] == [
-        {"survivor": first, "absorbed": second, "similarity": report["merges"][0]["similarity"]}]
+        {"survivor": first, "absorbed": second, "similarity": report["merges"][0]["similarity"]}
+    ]
     survivor, absorbed = engine.get(first), engine.get(second)
     assert absorbed.status == "superseded" and absorbed.superseded_by == first
     assert survivor.access_count == sum(before.values())
@@ -97,15 +112,16 @@ def test_merge_keeps_the_union_and_the_history(engine):
     merge = [e for e in engine.events(first) if e.kind == "merge"][0]
     assert merge.detail["absorbed"] == second and "with my coffee" not in json.dumps(merge.detail)  # ids only
     assert [e.kind for e in engine.events(second)][-1] == "write"  # the absorbed memory keeps its own history
-    assert engine.run_maintenance()["merged"] == 0                      # nothing left to merge
+    assert engine.run_maintenance()["merged"] == 0  # nothing left to merge
 
 
 def test_merge_never_crosses_layers_or_privacy(engine):
     text = "Remember that the garage door code is kept in the red notebook."
     mine = engine.write(text, client="a", scope="private", gate=False).id
     theirs = engine.write(text + " ", client="b", scope="private", gate=False).id
-    semantic = engine.write(text.replace("kept", "stored"), layer="semantic", client="a", scope="private",
-                            gate=False).id
+    semantic = engine.write(
+        text.replace("kept", "stored"), layer="semantic", client="a", scope="private", gate=False
+    ).id
     assert engine.run_maintenance()["merged"] == 0
     assert {engine.get(i).status for i in (mine, theirs, semantic)} == {"active"}
 
@@ -117,8 +133,8 @@ def test_contradictions_missed_at_write_time_are_resolved_newest_wins(engine, cl
     engine.edit(note, content="My favourite colour is blue.")  # an edit does not pass the write path's check
     moved = engine.write("I live in Berlin.").id
     clock.advance(days=1)
-    berlin_later = engine.write("I live in Paris.").id            # supersedes Berlin at write time
-    engine.restore(moved)                                         # ...and a restore brings Berlin back
+    berlin_later = engine.write("I live in Paris.").id  # supersedes Berlin at write time
+    engine.restore(moved)  # ...and a restore brings Berlin back
     report = engine.run_maintenance()
     assert report["contradictions"] == 2
     assert engine.get(green).status == "superseded" and engine.get(green).superseded_by == note
@@ -133,9 +149,13 @@ def test_fact_keys_are_refreshed_batch_by_batch_and_a_stopped_run_resumes(engine
     """Edits that turn five notes into five answers to one question, refreshed two at a time, with the
     run stopped after the first batch: the next run carries on and the newest answer wins."""
     colours = ["green", "blue", "red", "amber", "violet"]
-    notes = ["Remember: the plumber comes on Tuesday.", "Remember: Lena's flight lands at nine.",
-             "Remember: the library book is due on Friday.", "Remember: the car needs new winter tyres.",
-             "Remember: call the bank about the lost card."]
+    notes = [
+        "Remember: the plumber comes on Tuesday.",
+        "Remember: Lena's flight lands at nine.",
+        "Remember: the library book is due on Friday.",
+        "Remember: the car needs new winter tyres.",
+        "Remember: call the bank about the lost card.",
+    ]
     ids = []
     for note in notes:
         ids.append(engine.write(note).id)
@@ -144,8 +164,9 @@ def test_fact_keys_are_refreshed_batch_by_batch_and_a_stopped_run_resumes(engine
     for mid, colour in zip(ids, colours, strict=True):
         engine.edit(mid, content=f"My favourite colour is {colour}.")
     seen: list[str] = []
-    first = engine.run_maintenance(batch=2, progress=lambda name, _: seen.append(name),
-                           should_stop=lambda: seen[-1] == "contradictions")
+    first = engine.run_maintenance(
+        batch=2, progress=lambda name, _: seen.append(name), should_stop=lambda: seen[-1] == "contradictions"
+    )
     assert first["run"]["status"] == "stopped" and first["run"]["stopped_at"] == "contradictions"
     assert all(engine.get(mid).status == "active" for mid in ids)  # only two keys refreshed so far
     second = engine.run_maintenance(batch=2)
@@ -155,8 +176,11 @@ def test_fact_keys_are_refreshed_batch_by_batch_and_a_stopped_run_resumes(engine
     assert engine.run_maintenance(batch=2)["contradictions"] == 0
 
 
-OAT = ["I had oat milk in my coffee again this morning.", "This morning I took my coffee with oat milk, as usual.",
-       "Had my usual coffee with oat milk before work."]
+OAT = [
+    "I had oat milk in my coffee again this morning.",
+    "This morning I took my coffee with oat milk, as usual.",
+    "Had my usual coffee with oat milk before work.",
+]
 
 
 def test_repeated_episodes_become_one_semantic_memory_linked_to_its_evidence(engine, clock):
@@ -164,8 +188,10 @@ def test_repeated_episodes_become_one_semantic_memory_linked_to_its_evidence(eng
     for text in OAT:
         ids.append(engine.write(text, layer="episodic", explicit=True).id)
         clock.advance(days=1)
-    flight = [engine.write(f"My flight to Oslo leaves at {t}.", layer="episodic", explicit=True).id
-              for t in ("7:10", "9:40", "18:05")]
+    flight = [
+        engine.write(f"My flight to Oslo leaves at {t}.", layer="episodic", explicit=True).id
+        for t in ("7:10", "9:40", "18:05")
+    ]
     report = engine.run_maintenance()
     assert report["consolidated"] == 1
     made = report["consolidations"][0]
@@ -211,8 +237,20 @@ def test_a_summarizer_may_write_the_fact(engine, clock):
 
 
 def test_runs_stop_at_a_batch_boundary_and_resume(engine, clock):
-    things = ["kettle", "violin", "tractor", "lantern", "compass", "saddle", "teapot", "anchor", "easel",
-              "harp", "sled", "loom"]
+    things = [
+        "kettle",
+        "violin",
+        "tractor",
+        "lantern",
+        "compass",
+        "saddle",
+        "teapot",
+        "anchor",
+        "easel",
+        "harp",
+        "sled",
+        "loom",
+    ]
     faded = [_add(engine, f"Saw an old {thing} in a shop window.", 0.1) for thing in things]
     clock.advance(days=40)
     stages = []
@@ -271,8 +309,9 @@ def test_a_run_whose_process_died_is_recorded_as_failed(engine):
 def test_settings_reach_the_maintenance_policy():
     from hindsight_desktop.config import Settings
 
-    policy = MaintenancePolicy.from_settings(Settings(decay_half_life_days=10, consolidation_min_evidence=4,
-                                                      maintenance_batch=50))
+    policy = MaintenancePolicy.from_settings(
+        Settings(decay_half_life_days=10, consolidation_min_evidence=4, maintenance_batch=50)
+    )
     assert (policy.half_life_days, policy.consolidation_min_evidence, policy.batch) == (10, 4, 50)
     try:
         Settings(decay_half_life_days=0).validate()

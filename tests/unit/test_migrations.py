@@ -24,8 +24,18 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "schemas"
 NEWEST = len(schema.MIGRATIONS)
 VERSIONS = list(range(1, NEWEST + 1))
 # Tables whose rows the test compares, and the first version that has each.
-TABLES = {"memories": 1, "relations": 1, "events": 1, "searches": 1, "entity_index": 1, "models": 1,
-          "vector_changes": 2, "mcp_clients": 3, "maintenance_runs": 4, "model_switch": 4}
+TABLES = {
+    "memories": 1,
+    "relations": 1,
+    "events": 1,
+    "searches": 1,
+    "entity_index": 1,
+    "models": 1,
+    "vector_changes": 2,
+    "mcp_clients": 3,
+    "maintenance_runs": 4,
+    "model_switch": 4,
+}
 LISBON, BEIJING, LIGHT_ROAST, DARK_ROAST, CAT = (f"mem_0195a000000{n}a1b2c3d4" for n in (1, 2, 3, 4, 5))
 
 
@@ -58,8 +68,12 @@ def _dump(path: Path) -> list:
     """All stored rows of every ordinary table, the FTS and vec0 shadow tables included."""
     db = _connect(path)
     try:
-        tables = [name for (name,) in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")]
+        tables = [
+            name
+            for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name"
+            )
+        ]
         return [(t, _rows(db, t, ["*"])) for t in tables] + [db.execute("PRAGMA user_version").fetchone()]
     finally:
         db.close()
@@ -99,9 +113,14 @@ def test_store_upgrades_each_version_without_loss(tmp_path, version):
         if version >= 3:
             assert {r[0] for r in before["mcp_clients"]} == {"claude-desktop", "old-tool"}
         by_rowid = {mid: rowid for rowid, mid in db.execute("SELECT rowid, id FROM memories")}
-        for query, memory_id in (("Lisbon flight", LISBON), ("TP1234", LISBON), ("dark roast", DARK_ROAST),
-                                 ("北京", BEIJING), ("自行车", BEIJING),
-                                 ("猫", CAT)):  # a single character: indexed only since v6's re-index
+        for query, memory_id in (
+            ("Lisbon flight", LISBON),
+            ("TP1234", LISBON),
+            ("dark roast", DARK_ROAST),
+            ("北京", BEIJING),
+            ("自行车", BEIJING),
+            ("猫", CAT),
+        ):  # a single character: indexed only since v6's re-index
             assert by_rowid[memory_id] in [rowid for rowid, _ in keyword.search(db, query, 5)], query
     store.close()
     assert list(tmp_path.glob("*.backup*")) == []  # the migration's copy is gone once it committed
@@ -127,8 +146,7 @@ def test_engine_opens_each_version_and_finds_its_memories(tmp_path, version, emb
         assert engine.get(CAT).scope == "private" and engine.get(CAT).pinned
         assert {(lk.source_id, lk.type) for lk in engine.links(LIGHT_ROAST)} == {(DARK_ROAST, "supersedes")}
         assert {e.kind for e in engine.events(LIGHT_ROAST)} == {"write", "supersede"}
-        for query, memory_id in (("When is Alice's flight to Lisbon?", LISBON), ("北京 自行车", BEIJING),
-                                 ("猫", CAT)):
+        for query, memory_id in (("When is Alice's flight to Lisbon?", LISBON), ("北京 自行车", BEIJING), ("猫", CAT)):
             assert memory_id in [h.memory.id for h in engine.search(query, limit=3).hits], query
         status = engine.model_status()
         assert status["switching"] and status["active"]["model_id"] == "fixture-model:0123456789ab"

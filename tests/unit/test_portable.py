@@ -133,10 +133,22 @@ def _bundle(memories, **extra):
 
 
 def _record(i, **changes):
-    base = {"id": f"mem_t{i}", "content": f"Imported note number {i} about the garden.", "layer": "episodic",
-            "type": "note", "importance": 0.5, "pinned": False, "client": "desktop", "scope": "shared",
-            "status": "active", "created_at": "2026-01-01T00:00:00.000Z", "occurred_at": "2026-01-01T00:00:00.000Z",
-            "updated_at": "2026-01-01T00:00:00.000Z", "entities": [], "metadata": {}}
+    base = {
+        "id": f"mem_t{i}",
+        "content": f"Imported note number {i} about the garden.",
+        "layer": "episodic",
+        "type": "note",
+        "importance": 0.5,
+        "pinned": False,
+        "client": "desktop",
+        "scope": "shared",
+        "status": "active",
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "occurred_at": "2026-01-01T00:00:00.000Z",
+        "updated_at": "2026-01-01T00:00:00.000Z",
+        "entities": [],
+        "metadata": {},
+    }
     return {**base, **changes}
 
 
@@ -149,9 +161,11 @@ def test_bad_own_files_name_the_field_or_line_and_change_nothing(engine, tmp_pat
     broken.write_text('{"format": "hindsight-desktop",\n "version": 1,\n "memories": [\n {oops}\n]}')
     with pytest.raises(InvalidInput, match=r"broken.json, line 4: not valid JSON"):
         engine.import_file(broken)
-    lines = [json.dumps({"record": "header", "format": "hindsight-desktop", "version": 1}),
-             json.dumps({"record": "memory", **_record(1)}),
-             json.dumps({"record": "memory", **_record(2, occurred_at="last tuesday")})]
+    lines = [
+        json.dumps({"record": "header", "format": "hindsight-desktop", "version": 1}),
+        json.dumps({"record": "memory", **_record(1)}),
+        json.dumps({"record": "memory", **_record(2, occurred_at="last tuesday")}),
+    ]
     bad_jsonl = tmp_path / "bad.jsonl"
     bad_jsonl.write_text("\n".join(lines) + "\n")
     with pytest.raises(InvalidInput, match=r"bad.jsonl, line 3: occurred_at 'last tuesday' is not an ISO 8601"):

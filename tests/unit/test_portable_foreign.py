@@ -10,9 +10,16 @@ import pytest
 from hindsight_desktop.core.errors import InvalidInput, PausedError
 
 MCP_MEMORY = [
-    {"type": "entity", "name": "Alice_Chen", "entityType": "person",
-     "observations": ["Prefers green tea over coffee", "Works remotely from Lisbon",
-                      "Her API key is sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"]},
+    {
+        "type": "entity",
+        "name": "Alice_Chen",
+        "entityType": "person",
+        "observations": [
+            "Prefers green tea over coffee",
+            "Works remotely from Lisbon",
+            "Her API key is sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+        ],
+    },
     {"type": "entity", "name": "Acme_Robotics", "entityType": "organization", "observations": []},
     {"type": "relation", "from": "Alice_Chen", "to": "Acme_Robotics", "relationType": "works_at"},
 ]
@@ -44,16 +51,24 @@ def test_mcp_memory_server_file(engine, tmp_path):
 def test_older_mcp_layout_and_its_errors(engine, tmp_path):
     whole = {"entities": [MCP_MEMORY[0]], "relations": [MCP_MEMORY[2]]}
     assert engine.import_file(_write(tmp_path / "graph.json", json.dumps(whole)), dry_run=True).created == 4
-    bad = _write(tmp_path / "memory.json", json.dumps(MCP_MEMORY[0]) + "\n" + json.dumps(
-        {"type": "relation", "from": "Alice_Chen", "relationType": "knows"}) + "\n")
+    bad = _write(
+        tmp_path / "memory.json",
+        json.dumps(MCP_MEMORY[0])
+        + "\n"
+        + json.dumps({"type": "relation", "from": "Alice_Chen", "relationType": "knows"})
+        + "\n",
+    )
     with pytest.raises(InvalidInput, match=r"memory.json, line 2: field 'to' must be non-empty text"):
         engine.import_file(bad)
     assert engine.count() == 0
 
 
 def test_markdown_and_text_are_one_memory_per_paragraph(engine, tmp_path):
-    notes = _write(tmp_path / "notes.md", "# Travel notes\n\nMy flight to Oslo is SK4415 on 3 March.\nSeat 14C.\n\n"
-                   "---\n\nThe hotel in Bergen is the Bryggen, near the fish market.\n")
+    notes = _write(
+        tmp_path / "notes.md",
+        "# Travel notes\n\nMy flight to Oslo is SK4415 on 3 March.\nSeat 14C.\n\n"
+        "---\n\nThe hotel in Bergen is the Bryggen, near the fish market.\n",
+    )
     report = engine.import_file(notes)
     assert report.format == "markdown" and report.created == 2
     flight = engine.search("which seat do I have?").hits[0].memory
@@ -65,8 +80,11 @@ def test_markdown_and_text_are_one_memory_per_paragraph(engine, tmp_path):
 
 @pytest.mark.parametrize("fmt", ["chatgpt", "claude"])
 def test_assistant_memory_lists_are_one_memory_per_line(engine, tmp_path, fmt):
-    path = _write(tmp_path / "memories.txt", "- Is vegetarian\n- Has a dog named Biscuit\n"
-                  "• Prefers answers in British English\n3. Works as a nurse in Leeds\n- Has a dog named Biscuit\n")
+    path = _write(
+        tmp_path / "memories.txt",
+        "- Is vegetarian\n- Has a dog named Biscuit\n"
+        "• Prefers answers in British English\n3. Works as a nurse in Leeds\n- Has a dog named Biscuit\n",
+    )
     report = engine.import_file(path, fmt=fmt)
     assert report.format == "lines" and report.read == 5 and report.created == 4 and report.duplicates == 1
     assert engine.search("what is my dog called?").hits[0].memory.content == "Has a dog named Biscuit"

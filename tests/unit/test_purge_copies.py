@@ -20,8 +20,11 @@ MARK = "Zorblaxquint"
 MARK_CN = "翡翠蜻蜓湖"
 PLACE = f"I live in {MARK} now. The lake there is called {MARK_CN}."
 NEAR = f"I live in {MARK} now. Our lake there is called {MARK_CN}."
-GROUP = [f"I work for {MARK}.", f"I work for {MARK} since last spring, mostly from home.",
-         f"I work for {MARK} and my sister does too."]  # one fact on three days: consolidated
+GROUP = [
+    f"I work for {MARK}.",
+    f"I work for {MARK} since last spring, mostly from home.",
+    f"I work for {MARK} and my sister does too.",
+]  # one fact on three days: consolidated
 
 
 @pytest.fixture
@@ -43,7 +46,7 @@ def _raw(folder: Path) -> bytes:
 
 def _windows(blob: bytes, size: int = 16) -> list[bytes]:
     """Slices of a vector's bytes: a vector can straddle two pages, so no single search finds it whole."""
-    return [blob[i:i + size] for i in range(0, len(blob) - size + 1, 64)]
+    return [blob[i : i + size] for i in range(0, len(blob) - size + 1, 64)]
 
 
 def _stored_vectors(engine, rowids: list[int]) -> dict[int, bytes]:
@@ -67,7 +70,7 @@ def _make_copies(engine, clock) -> dict[str, str]:
     ids["place"] = engine.write("Remember: the plumber comes on Tuesday.", layer="semantic").id
     ids["near"] = engine.write("Remember: the plumber comes on Tuesday at nine.", layer="semantic").id
     engine.edit(ids["place"], content=PLACE)  # edits skip the write path's contradiction check, so
-    engine.edit(ids["near"], content=NEAR)    # maintenance supersedes Lisbon (it logged the values)
+    engine.edit(ids["near"], content=NEAR)  # maintenance supersedes Lisbon (it logged the values)
     for n, text in enumerate(GROUP):
         ids[f"group{n}"] = engine.write(text, layer="episodic", explicit=True).id
         clock.advance(days=1)
@@ -91,7 +94,7 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     assert len(vectors) == 6
     folder = engine.store.path.parent
     before = _raw(folder)
-    assert MARK.lower().encode() in before.lower()       # the checks below can see what they look for
+    assert MARK.lower().encode() in before.lower()  # the checks below can see what they look for
     assert all([w for w in _windows(blob) if w in before] for blob in vectors.values())
     assert [k for k in _embed_cache_keys(engine.parts.embed) if MARK in k]
     assert all(set(rowids) <= set(index.cache._where) for index in switching.indexes(engine.parts.vectors))
@@ -101,8 +104,8 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     assert set(receipt.forgotten) == set(purged) | copies and receipt.mode == "purge"
     assert receipt.removed["memories"] == 6 and receipt.removed["copies"] == 2
     assert receipt.removed["vectors"] == 6 and receipt.removed["fts"] == 12
-    assert receipt.removed["event_details"] >= 1         # Lisbon's supersede event named the place
-    assert receipt.removed["run_reports"] >= 1           # the runs that merged and consolidated them
+    assert receipt.removed["event_details"] >= 1  # Lisbon's supersede event named the place
+    assert receipt.removed["run_reports"] >= 1  # the runs that merged and consolidated them
     assert receipt.wal_cleared is True
     raw = _raw(folder).lower()
     assert MARK.lower().encode() not in raw
@@ -112,10 +115,17 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     # Nothing the rows kept names them either.
     db = engine.store.db
     for memory_id in (*purged, *copies):
-        assert db.execute("SELECT count(*) FROM events WHERE instr(detail, ?) > 0 OR memory_id = ? "
-                          "AND kind != 'purge'", (memory_id, memory_id)).fetchone()[0] == 0
-        assert db.execute("SELECT count(*) FROM maintenance_runs WHERE instr(report, ?) > 0",
-                          (memory_id,)).fetchone()[0] == 0
+        assert (
+            db.execute(
+                "SELECT count(*) FROM events WHERE instr(detail, ?) > 0 OR memory_id = ? AND kind != 'purge'",
+                (memory_id, memory_id),
+            ).fetchone()[0]
+            == 0
+        )
+        assert (
+            db.execute("SELECT count(*) FROM maintenance_runs WHERE instr(report, ?) > 0", (memory_id,)).fetchone()[0]
+            == 0
+        )
     # The older statement the place had superseded stays, and is current again (nothing else replaces it).
     lisbon = engine.get(ids["lisbon"])
     assert lisbon.status == "active" and lisbon.superseded_by is None and receipt.removed["reactivated"] >= 1
@@ -176,8 +186,9 @@ def test_purging_a_merged_away_duplicate_takes_what_the_survivor_borrowed(engine
     from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
 
     survivor = engine.write("Remember that I drink oat milk in my coffee.", gate=False).id
-    absorbed = engine.write("Remember that I drink oat milk in my coffee (Quokka).", gate=False,
-                            metadata={"room": "Quokka Lane kitchen"}).id
+    absorbed = engine.write(
+        "Remember that I drink oat milk in my coffee (Quokka).", gate=False, metadata={"room": "Quokka Lane kitchen"}
+    ).id
     # Merged as maintenance does (whether two texts are duplicates is the model's call, tested elsewhere).
     ctx = RunContext(engine.parts, "desktop", engine.clock(), MaintenancePolicy())
     with engine.store.write() as db:

@@ -13,17 +13,31 @@ from hindsight_desktop.core.model import calibration
 from hindsight_desktop.core.text.language import dominant_language
 
 MEMORIES = [
-    "我太太在一所中学教英语，带初二。", "我们家的狗是一只三岁的柯基，叫年糕。", "我对猫毛过敏，去朋友家前要先吃药。",
-    "明年暑假打算带孩子去北海道玩一周。", "公司新来的领导叫周敏，负责数据平台。", "我每周二晚上去游泳，一次一个小时。",
+    "我太太在一所中学教英语，带初二。",
+    "我们家的狗是一只三岁的柯基，叫年糕。",
+    "我对猫毛过敏，去朋友家前要先吃药。",
+    "明年暑假打算带孩子去北海道玩一周。",
+    "公司新来的领导叫周敏，负责数据平台。",
+    "我每周二晚上去游泳，一次一个小时。",
     "上个月把车卖了，现在骑电动车上班。",
-    "My new work email starts on August 18.", "I cancelled the gym membership near the office.",
-    "Our home NAS backs up the family photos every night.", "I'm a big Arsenal fan and never miss a derby.",
-    "My sister lives in Vancouver with her two kids.", "I always pick a window seat on long flights.",
+    "My new work email starts on August 18.",
+    "I cancelled the gym membership near the office.",
+    "Our home NAS backs up the family photos every night.",
+    "I'm a big Arsenal fan and never miss a derby.",
+    "My sister lives in Vancouver with her two kids.",
+    "I always pick a window seat on long flights.",
 ]
 # Chinese questions about English memories: by the raw cosine each answer ranked 3rd to 8th, behind
 # Chinese memories about other things; English questions about Chinese memories.
-ANSWERS = {"我支持哪支足球队？": 10, "我姐姐住在哪个城市？": 11, "坐飞机我喜欢什么座位？": 12, "我家的照片怎么备份？": 9,
-           "What breed is our dog?": 1, "Where are we going next summer?": 3, "What am I allergic to?": 2}
+ANSWERS = {
+    "我支持哪支足球队？": 10,
+    "我姐姐住在哪个城市？": 11,
+    "坐飞机我喜欢什么座位？": 12,
+    "我家的照片怎么备份？": 9,
+    "What breed is our dog?": 1,
+    "Where are we going next summer?": 3,
+    "What am I allergic to?": 2,
+}
 
 
 @pytest.fixture(scope="module")

@@ -170,10 +170,17 @@ def test_reads_after_close_are_refused(tmp_path):
 
 
 def test_searches_from_many_threads_find_what_one_thread_finds(engine):
-    texts = [f"Remember: {who} lives in {city} and plays the {thing}."
-             for who, city, thing in (("Amara", "Lisbon", "cello"), ("Bruno", "Osaka", "violin"),
-                                      ("Chen", "Nairobi", "tango"), ("Dana", "Porto", "chess"),
-                                      ("Elif", "Bergen", "tennis"), ("Farid", "Quito", "piano"))]
+    texts = [
+        f"Remember: {who} lives in {city} and plays the {thing}."
+        for who, city, thing in (
+            ("Amara", "Lisbon", "cello"),
+            ("Bruno", "Osaka", "violin"),
+            ("Chen", "Nairobi", "tango"),
+            ("Dana", "Porto", "chess"),
+            ("Elif", "Bergen", "tennis"),
+            ("Farid", "Quito", "piano"),
+        )
+    ]
     for text in texts:
         engine.write(text, gate=False)
     queries = ["who plays the cello?", "Osaka", "Where does Chen live?", "chess in Porto", "tennis", "piano player"]

@@ -72,8 +72,7 @@ def test_private_memories_stay_with_their_client(engine):
 
 
 def test_time_range_and_type_filters(engine, clock):
-    old = engine.write("Remember: I visited Lisbon for the conference.", client="a",
-                       occurred_at="2026-01-10T10:00:00Z")
+    old = engine.write("Remember: I visited Lisbon for the conference.", client="a", occurred_at="2026-01-10T10:00:00Z")
     recent = engine.write("Remember: I visited Porto with my sister.", client="a")
     hits = engine.search("visited", time_range_days=30).hits
     assert [h.memory.id for h in hits] == [recent.id]
@@ -104,13 +103,16 @@ def test_links_spread_to_neighbours(engine):
     assert hit.scores["link"] > 0
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"query": ""}, "query is empty"),
-    ({"query": "x", "limit": 0}, "limit must be between"),
-    ({"query": "x", "limit": "5"}, "limit must be a whole number"),
-    ({"query": "x", "mode": "magic"}, "mode must be one of"),
-    ({"query": "x", "since": "not a date"}, "ISO 8601"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"query": ""}, "query is empty"),
+        ({"query": "x", "limit": 0}, "limit must be between"),
+        ({"query": "x", "limit": "5"}, "limit must be a whole number"),
+        ({"query": "x", "mode": "magic"}, "mode must be one of"),
+        ({"query": "x", "since": "not a date"}, "ISO 8601"),
+    ],
+)
 def test_bad_search_input(engine, kwargs, message):
     with pytest.raises(InvalidInput, match=message):
         engine.search(**kwargs)
@@ -147,9 +149,11 @@ def test_near_repeats_give_way_to_the_rest_of_the_answer(engine):
     """Three wordings of one fact should not fill the top three when another fact also answers."""
     import dataclasses
 
-    same = ["My sister Anna lives in Porto and works there as a nurse.",
-            "Anna, my sister, lives in Porto, where she works as a nurse.",
-            "My sister Anna works as a nurse and lives in Porto."]
+    same = [
+        "My sister Anna lives in Porto and works there as a nurse.",
+        "Anna, my sister, lives in Porto, where she works as a nurse.",
+        "My sister Anna works as a nurse and lives in Porto.",
+    ]
     ids = [engine.write(text, client="cli", gate=False).id for text in same]
     other = engine.write("Anna's birthday is on 12 March; she loves orchids.", client="cli", gate=False).id
 

@@ -38,11 +38,47 @@ def test_redacting_twice_changes_nothing(text: str, _leaks: list[str], _label: s
     assert redact_secrets(once) == (once, [])
 
 
-_PIECES = st.sampled_from(["password: ", "pwd=", "api_key=", "密码是", "token ", " ", ", ", ". ", "\n", "sk-", "ghp_",
-                           "hunter2", "correct horse", "AKIA", "://u:", "@h", "[", "]", "REDACTED", "eyJ", "=", "/",
-                           "4111 1111 1111 1111", "13800138000", "Xk9#mq2!vLp", "sNOBAGx5diFoNPcbdaKwtgHwIoALtLin",
-                           "is ", "口令：", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "eyJabcdefgh.",
-                           "A1b2C3d4E5f6G7h8", "//h:p@", "xoxb-1-", "AccountKey=", "PIN: ", "=>"])
+_PIECES = st.sampled_from(
+    [
+        "password: ",
+        "pwd=",
+        "api_key=",
+        "密码是",
+        "token ",
+        " ",
+        ", ",
+        ". ",
+        "\n",
+        "sk-",
+        "ghp_",
+        "hunter2",
+        "correct horse",
+        "AKIA",
+        "://u:",
+        "@h",
+        "[",
+        "]",
+        "REDACTED",
+        "eyJ",
+        "=",
+        "/",
+        "4111 1111 1111 1111",
+        "13800138000",
+        "Xk9#mq2!vLp",
+        "sNOBAGx5diFoNPcbdaKwtgHwIoALtLin",
+        "is ",
+        "口令：",
+        "Bearer ",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "eyJabcdefgh.",
+        "A1b2C3d4E5f6G7h8",
+        "//h:p@",
+        "xoxb-1-",
+        "AccountKey=",
+        "PIN: ",
+        "=>",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -66,13 +102,17 @@ def test_detect_secrets_patterns_are_in_use() -> None:
     assert len(detectors()) >= 20
     # A shape only detect-secrets knows (a Twilio API key), unlabelled in a sentence.
     assert redact_secrets("twilio SK14c2b54b95523cf6941fa1c257c6f561 for sms") == (
-        "twilio [REDACTED:api_key] for sms", ["api_key"])
+        "twilio [REDACTED:api_key] for sms",
+        ["api_key"],
+    )
 
 
 def test_a_multi_word_password_is_hidden_up_to_the_end_of_its_clause() -> None:
     assert redact_secrets("password: correct horse battery staple") == ("password: [REDACTED:password]", ["password"])
     assert redact_secrets("the password is blue sky morning, use it for the router") == (
-        "the password is [REDACTED:password], use it for the router", ["password"])
+        "the password is [REDACTED:password], use it for the router",
+        ["password"],
+    )
 
 
 ORDINARY = [
@@ -166,21 +206,39 @@ def test_identifier_checks() -> None:
 
 
 def test_randomness_check_keeps_names_hashes_and_ids() -> None:
-    for word in ("getUserAccountSettingsById", "3f9c2a1b7e4d8f6a0c5b9e2d1f3a4b5c6d7e8f90",
-                 "550e8400-e29b-41d4-a716-446655440000", "SN-2024-AB12-CD34-EF56-GH78",
-                 "my-long-file-name-with-many-parts-2024"):
+    for word in (
+        "getUserAccountSettingsById",
+        "3f9c2a1b7e4d8f6a0c5b9e2d1f3a4b5c6d7e8f90",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "SN-2024-AB12-CD34-EF56-GH78",
+        "my-long-file-name-with-many-parts-2024",
+    ):
         assert not looks_random(word), word
     assert looks_random("sNOBAGx5diFoNPcbdaKwtgHwIoALtLin")
 
 
 def test_metadata_values_and_keys_are_redacted() -> None:
-    meta = {"password": "correct horse", "DB_TOKEN": "abc", "pin": 4821, "max_tokens": 100,
-            "note": "key sk-proj-cqe28_ajY75FnCttn6kfaqDeMqG3omjMyXHCabM6JOF8EFd0",
-            "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20": True, "nested": [{"数据库密码": "abc123"}], "tag": "work"}
+    meta = {
+        "password": "correct horse",
+        "DB_TOKEN": "abc",
+        "pin": 4821,
+        "max_tokens": 100,
+        "note": "key sk-proj-cqe28_ajY75FnCttn6kfaqDeMqG3omjMyXHCabM6JOF8EFd0",
+        "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20": True,
+        "nested": [{"数据库密码": "abc123"}],
+        "tag": "work",
+    }
     out, kinds = redact_tree(meta)
-    assert out == {"password": "[REDACTED:password]", "DB_TOKEN": "[REDACTED:api_key]", "pin": "[REDACTED:pin]",
-                   "max_tokens": 100, "note": "key [REDACTED:api_key]", "[REDACTED:api_key]": True,
-                   "nested": [{"数据库密码": "[REDACTED:password]"}], "tag": "work"}
+    assert out == {
+        "password": "[REDACTED:password]",
+        "DB_TOKEN": "[REDACTED:api_key]",
+        "pin": "[REDACTED:pin]",
+        "max_tokens": 100,
+        "note": "key [REDACTED:api_key]",
+        "[REDACTED:api_key]": True,
+        "nested": [{"数据库密码": "[REDACTED:password]"}],
+        "tag": "work",
+    }
     assert len(kinds) == 6
 
 
@@ -188,8 +246,12 @@ def test_metadata_named_personal_identifiers_follow_the_setting() -> None:
     meta = {"passport": "E12345678", "mobile": 13800138000, "护照号码": "G87654321", "phone_model": "Pixel 9"}
     assert redact_tree(meta) == (meta, [])
     out, kinds = redact_tree(meta, personal=True)
-    assert out == {"passport": "[REDACTED:passport]", "mobile": "[REDACTED:phone]", "护照号码": "[REDACTED:passport]",
-                   "phone_model": "Pixel 9"}
+    assert out == {
+        "passport": "[REDACTED:passport]",
+        "mobile": "[REDACTED:phone]",
+        "护照号码": "[REDACTED:passport]",
+        "phone_model": "Pixel 9",
+    }
     assert kinds == ["passport", "phone", "passport"]
 
 

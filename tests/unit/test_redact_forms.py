@@ -55,7 +55,10 @@ FORMS = [
     # English "is"/"was", words between keyword and value
     ("my bank PIN is 4821", f"my bank PIN is {PIN}"),
     ("the password I use everywhere is Quartz4594", f"the password I use everywhere is {P}"),
-    ("the password we picked for the shared drive was Orbit1836%", f"the password we picked for the shared drive was {P}"),
+    (
+        "the password we picked for the shared drive was Orbit1836%",
+        f"the password we picked for the shared drive was {P}",
+    ),
     ("the admin password was reset to Nectar3746", f"the admin password was reset to {P}"),
     ("my email pw is kitty123", f"my email pw is {P}"),
     ("my password's hunter2", f"my password's {P}"),
@@ -76,7 +79,10 @@ FORMS = [
     ("docker login -u anna -p Hunter2go registry.example.com", f"docker login -u anna -p {P} registry.example.com"),
     ("redis-cli -a Cache9pass ping", f"redis-cli -a {P} ping"),
     # URL passwords with "/" or "@"
-    ("git clone https://anna:gh0st/pass@github.com/org/repo.git", f"git clone https://anna:{URL}@github.com/org/repo.git"),
+    (
+        "git clone https://anna:gh0st/pass@github.com/org/repo.git",
+        f"git clone https://anna:{URL}@github.com/org/repo.git",
+    ),
     ("mysql://root:Nec@tar64/x@127.0.0.1:3306/shop", f"mysql://root:{URL}@127.0.0.1:3306/shop"),
     # other languages
     ("пароль: hunter2", f"пароль: {P}"),
@@ -93,21 +99,46 @@ def test_each_form_is_redacted_and_nothing_else_changes(text: str, expected: str
 
 
 NEAR_MISSES = [
-    "the PIN on the map marks the trailhead", "Drop a pin at the cafe so I can find it.",
-    "The password reset email came at 9.", "The password manager I use is Bitwarden.",
-    "My password is too weak, the site said.", "The CVV field was empty on the form.",
-    "OTP stands for one-time password.", "The verification code expired before I typed it.",
-    "pin 13 is the LED on the Arduino", "The token limit is 4096 for this model.",
-    "password length must be 12 characters", "the wifi password at grandma's is on the fridge",
-    "Run mysql -u root -p and type it when asked.", "curl -u $USER:$TOKEN https://api.example.com",
-    'sshpass -p "$SSHPASS" ssh host', "docker run -u 1000:1000 alpine", "export PWD=/home/anna/projects",
-    "See https://example.com:8443/docs/@anna for the profile.", "IBAN DE89 3704 0044 0532 0130 01",
-    "我在上密码学课程，下周考试。", "密码学的基础是数论。", "密码箱放在衣柜里。", "密码错误三次会被锁定。",
-    "银行卡密码是6位数字。", "验证码发到了我手机上。", "把PIN码记在心里，不要写下来。", "安全码在卡背面。",
-    "wifi密码改了吗？", "密码长度至少8位。", "这个验证码5分钟内有效。", "ＰＩＮ码在信封里", "the ｐａｓｓｗｏｒｄ policy changed",
-    "пароль не менять", "\u200bhidden\u2060 marks stay in ordinary text\u00ad",
-    "Password: ********", "api_key=${API_KEY}", "the password is: (see vault)", "password: $DB_PASS",
-    "The Wi-Fi network key is printed on the router.", "token: <redacted>",
+    "the PIN on the map marks the trailhead",
+    "Drop a pin at the cafe so I can find it.",
+    "The password reset email came at 9.",
+    "The password manager I use is Bitwarden.",
+    "My password is too weak, the site said.",
+    "The CVV field was empty on the form.",
+    "OTP stands for one-time password.",
+    "The verification code expired before I typed it.",
+    "pin 13 is the LED on the Arduino",
+    "The token limit is 4096 for this model.",
+    "password length must be 12 characters",
+    "the wifi password at grandma's is on the fridge",
+    "Run mysql -u root -p and type it when asked.",
+    "curl -u $USER:$TOKEN https://api.example.com",
+    'sshpass -p "$SSHPASS" ssh host',
+    "docker run -u 1000:1000 alpine",
+    "export PWD=/home/anna/projects",
+    "See https://example.com:8443/docs/@anna for the profile.",
+    "IBAN DE89 3704 0044 0532 0130 01",
+    "我在上密码学课程，下周考试。",
+    "密码学的基础是数论。",
+    "密码箱放在衣柜里。",
+    "密码错误三次会被锁定。",
+    "银行卡密码是6位数字。",
+    "验证码发到了我手机上。",
+    "把PIN码记在心里，不要写下来。",
+    "安全码在卡背面。",
+    "wifi密码改了吗？",
+    "密码长度至少8位。",
+    "这个验证码5分钟内有效。",
+    "ＰＩＮ码在信封里",
+    "the ｐａｓｓｗｏｒｄ policy changed",
+    "пароль не менять",
+    "\u200bhidden\u2060 marks stay in ordinary text\u00ad",
+    "Password: ********",
+    "api_key=${API_KEY}",
+    "the password is: (see vault)",
+    "password: $DB_PASS",
+    "The Wi-Fi network key is printed on the router.",
+    "token: <redacted>",
     "the password's length is 12",
 ]
 
@@ -122,8 +153,9 @@ def test_invisible_characters_outside_the_secret_are_kept_byte_for_byte() -> Non
     out, kinds = redact_secrets(text)
     assert out == f"\u200bnote\U000e0020: the pass\u00adword is {P}\u2060 — 密\u200b码：{P}\ufeff ok"
     assert kinds == ["password", "password"]
-    assert out.encode("utf-8").replace(P.encode(), b"") == text.encode("utf-8").replace(
-        b"Xk9mq2zz", b"").replace(b"Lotus2024", b"")
+    assert out.encode("utf-8").replace(P.encode(), b"") == text.encode("utf-8").replace(b"Xk9mq2zz", b"").replace(
+        b"Lotus2024", b""
+    )
 
 
 def test_a_hidden_character_inside_the_value_is_redacted_with_it() -> None:
@@ -131,8 +163,11 @@ def test_a_hidden_character_inside_the_value_is_redacted_with_it() -> None:
 
 
 def test_the_invisible_class_holds_every_format_character_python_knows() -> None:
-    missing = [f"U+{c:04X}" for c in range(sys.maxunicode + 1)
-               if unicodedata.category(chr(c)) == "Cf" and not INVISIBLE.match(chr(c))]
+    missing = [
+        f"U+{c:04X}"
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) == "Cf" and not INVISIBLE.match(chr(c))
+    ]
     assert not missing
 
 
@@ -145,18 +180,42 @@ def test_the_view_maps_every_character_back() -> None:
 
 
 def test_secret_metadata_keys_and_numbers_are_redacted() -> None:
-    meta = {"cvv": 123, "otpCode": "482913", "creds": "admin/hunter2", "pin": 4821, "passcode": 9921,
-            "token": 918273645501, "user.authToken": 77, "ｐａｓｓｗｏｒｄ": "Xk9", "验证码": 553201, "pass\u200bword": "x"}
+    meta = {
+        "cvv": 123,
+        "otpCode": "482913",
+        "creds": "admin/hunter2",
+        "pin": 4821,
+        "passcode": 9921,
+        "token": 918273645501,
+        "user.authToken": 77,
+        "ｐａｓｓｗｏｒｄ": "Xk9",
+        "验证码": 553201,
+        "pass\u200bword": "x",
+    }
     out, kinds = redact_tree(meta)
     assert all(isinstance(v, str) and v.startswith("[REDACTED:") for v in out.values()), out
     assert len(kinds) == len(meta)
-    counts = {"max_tokens": 4096, "prompt_tokens": 12, "tokens": 88, "pinned": True, "otp_enabled": True,
-              "pin_color": "red", "n": 3}
+    counts = {
+        "max_tokens": 4096,
+        "prompt_tokens": 12,
+        "tokens": 88,
+        "pinned": True,
+        "otp_enabled": True,
+        "pin_color": "red",
+        "n": 3,
+    }
     assert redact_tree(counts) == (counts, [])
 
 
-@pytest.mark.parametrize("token", ["ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20", "sk_live_4Qwb8DwkNhFdnXsiVpzz63Ff",
-                                   "glpat-SU8po_799NksnRH9ucAU", "sNOBAGx5diFoNPcbdaKwtgHwIoALtLin"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "ghp_AVHnyrvWdFrK9xiRGHOY32nfr5pyzPCB9t20",
+        "sk_live_4Qwb8DwkNhFdnXsiVpzz63Ff",
+        "glpat-SU8po_799NksnRH9ucAU",
+        "sNOBAGx5diFoNPcbdaKwtgHwIoALtLin",
+    ],
+)
 def test_a_label_that_carries_a_token_is_redacted(token: str) -> None:
     for field in ("type", "relation_type"):
         label = validate.label(token, field)
@@ -169,10 +228,49 @@ def test_ordinary_labels_are_kept(label: str) -> None:
     assert validate.label(label, "type") == label
 
 
-_PIECES = st.sampled_from(["密码", "是：", "就是", "叫", "PIN码", "验证码", "CVV", " is ", "password", "pin", "the",
-                           "\u200b", "\u00ad", "\U000e0041", "ｐａｓｓ", "１２３４", "４１１１　", "р", "а", "-p", "mysql ",
-                           "curl -u a:", "sshpass -p ", "PGPASSWORD=", "://u:", "/", "@h.io", "hunter2", "4821", " ",
-                           "，", "\n", "$X", "[REDACTED:pin]", "Xk9mq2zz", "one-time code ", "->", "=", ":"])
+_PIECES = st.sampled_from(
+    [
+        "密码",
+        "是：",
+        "就是",
+        "叫",
+        "PIN码",
+        "验证码",
+        "CVV",
+        " is ",
+        "password",
+        "pin",
+        "the",
+        "\u200b",
+        "\u00ad",
+        "\U000e0041",
+        "ｐａｓｓ",
+        "１２３４",
+        "４１１１　",
+        "р",
+        "а",
+        "-p",
+        "mysql ",
+        "curl -u a:",
+        "sshpass -p ",
+        "PGPASSWORD=",
+        "://u:",
+        "/",
+        "@h.io",
+        "hunter2",
+        "4821",
+        " ",
+        "，",
+        "\n",
+        "$X",
+        "[REDACTED:pin]",
+        "Xk9mq2zz",
+        "one-time code ",
+        "->",
+        "=",
+        ":",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -34,14 +34,25 @@ from hindsight_desktop.core.store import models
 # A memory's own text asked as a question lands here or above on the calibrated scale (about 0.8
 # for e5); mixing the two vector spaces would land near 0.
 SAME_TEXT = 0.6
-TEXTS = [f"Note {i}: {text}" for i, text in enumerate([
-    "the spare bike key is taped under the workbench", "Priya's birthday dinner is at the Thai place",
-    "my passport expires in March 2027", "the plumber said the boiler needs a new valve",
-    "Mateo recommended the novel Piranesi", "the storage unit code is 4471",
-    "book club moved to Thursdays", "the dentist in Lima charges 80 soles",
-    "flight KL1008 to Amsterdam leaves at 07:10", "I prefer green tea in the afternoon",
-    "the router resets if you hold the button for ten seconds", "we agreed to repaint the hallway in May",
-])]
+TEXTS = [
+    f"Note {i}: {text}"
+    for i, text in enumerate(
+        [
+            "the spare bike key is taped under the workbench",
+            "Priya's birthday dinner is at the Thai place",
+            "my passport expires in March 2027",
+            "the plumber said the boiler needs a new valve",
+            "Mateo recommended the novel Piranesi",
+            "the storage unit code is 4471",
+            "book club moved to Thursdays",
+            "the dentist in Lima charges 80 soles",
+            "flight KL1008 to Amsterdam leaves at 07:10",
+            "I prefer green tea in the afternoon",
+            "the router resets if you hold the button for ten seconds",
+            "we agreed to repaint the hallway in May",
+        ]
+    )
+]
 
 
 _BLOCK, _BLOCK_BYTES = 32, 18
@@ -64,7 +75,7 @@ def _permuted_e5(source: Path, target: Path, seed: int) -> None:
 
     def patch(name: str, change) -> None:
         _, offset, nbytes = w.tensors[name]
-        data[offset:offset + nbytes] = change(np.frombuffer(w.data, np.uint8, nbytes, offset)).tobytes()
+        data[offset : offset + nbytes] = change(np.frombuffer(w.data, np.uint8, nbytes, offset)).tobytes()
 
     def columns(raw: np.ndarray) -> np.ndarray:  # 4-bit rows along the residual: move whole blocks
         return raw.reshape(-1, blocks, _BLOCK_BYTES)[:, perm, :]
@@ -120,8 +131,9 @@ def test_the_second_model_is_a_different_space(embedder, second_model):
     assert np.allclose(np.sort(a, axis=1), np.sort(b, axis=1), atol=5e-3)
 
 
-def test_recall_during_a_switch_scores_each_memory_in_its_own_space(engine, filled, embedder, second_model,
-                                                                    monkeypatch):
+def test_recall_during_a_switch_scores_each_memory_in_its_own_space(
+    engine, filled, embedder, second_model, monkeypatch
+):
     old_num = engine.parts.vectors.num
     started = engine.use_model(second_model)
     assert started["status"] == "started" and started["switching"]
@@ -137,7 +149,9 @@ def test_recall_during_a_switch_scores_each_memory_in_its_own_space(engine, fill
     for name in asked:
         index = getattr(vectors, name)
         original = index.nearest
-        index.nearest = lambda db, q, k, hidden=None, _o=original, _n=name: asked[_n].append(q.copy()) or _o(db, q, k, hidden)
+        index.nearest = lambda db, q, k, hidden=None, _o=original, _n=name: (
+            asked[_n].append(q.copy()) or _o(db, q, k, hidden)
+        )
     query = "which code opens the storage unit?"
     with monkeypatch.context() as patch:
         patch.setattr(switching, "EXACT_OLD", 0)  # search the old index, not just the few left to re-embed
@@ -160,8 +174,10 @@ def test_recall_during_a_switch_scores_each_memory_in_its_own_space(engine, fill
     done = engine.reembed()
     assert done["status"] == "done" and not done["switching"] and done["active"]["model_id"] == new.model_id
     assert not models.table_exists(engine.store.db, f"vec_{old_num}")
-    assert engine.store.db.execute("SELECT count(*) FROM vector_changes WHERE model_num = ?",
-                                   (old_num,)).fetchone()[0] == 0
+    assert (
+        engine.store.db.execute("SELECT count(*) FROM vector_changes WHERE model_num = ?", (old_num,)).fetchone()[0]
+        == 0
+    )
     assert _vector_rowids(engine, vectors.new.num) == _long_term_rowids(engine)  # exactly one vector each
     assert engine.embedder.model_id == new.model_id and not isinstance(engine.parts.vectors, switching.SwitchingIndex)
     assert engine.search(TEXTS[5], mode="vector").hits[0].scores["vector"] > SAME_TEXT
@@ -182,8 +198,9 @@ def test_other_processes_follow_the_switch(engine, filled, embedder, second_mode
     fresh.close()
 
 
-def test_choosing_the_old_model_again_cancels_and_bad_files_are_refused(engine, filled, embedder, second_model,
-                                                                       tmp_path):
+def test_choosing_the_old_model_again_cancels_and_bad_files_are_refused(
+    engine, filled, embedder, second_model, tmp_path
+):
     engine.use_model(second_model)
     engine.reembed(batch=4, should_stop=lambda: True)
     target = engine.parts.vectors.new.num
@@ -216,8 +233,12 @@ REEMBEDDER = textwrap.dedent(
 
 def test_a_killed_reembed_resumes_where_it_stopped(engine, filled, embedder, second_model):
     engine.use_model(second_model)
-    proc = subprocess.Popen([sys.executable, "-c", REEMBEDDER, str(engine.data_dir), str(embedder.path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REEMBEDDER, str(engine.data_dir), str(embedder.path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen = [proc.stdout.readline() for _ in range(2)]
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
@@ -253,8 +274,12 @@ def test_changes_made_with_only_the_old_model_are_embedded_again(engine, filled,
     hidden = second_model.with_name("elsewhere.gguf")
     second_model.rename(hidden)  # the new model's file is out of reach for the next process
     try:
-        proc = subprocess.run([sys.executable, "-c", OLD_MODEL_ONLY, str(engine.data_dir), str(embedder.path),
-                               filled[0]], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-c", OLD_MODEL_ONLY, str(engine.data_dir), str(embedder.path), filled[0]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         hidden.rename(second_model)
     assert proc.returncode == 0, proc.stderr
@@ -270,14 +295,24 @@ def test_changes_made_with_only_the_old_model_are_embedded_again(engine, filled,
 def test_the_model_commands(engine, filled, second_model, model_dir):
     env = {**os.environ, "HINDSIGHT_DATA_DIR": str(engine.data_dir)}
     engine.close()  # the command runs in its own process, as a person would run it
-    used = subprocess.run([sys.executable, "-m", "hindsight_desktop", "--json", "model", "use", str(second_model)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    used = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "--json", "model", "use", str(second_model)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert used.returncode == 0, used.stderr
     result = json.loads(used.stdout)
     assert result["status"] == "done" and result["reembedded"] == len(TEXTS)
     assert result["active"]["path"] == str(second_model.resolve()) and result["target"] is None
-    shown = subprocess.run([sys.executable, "-m", "hindsight_desktop", "model", "show"], env=env,
-                           capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [sys.executable, "-m", "hindsight_desktop", "model", "show"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.stdout.startswith("model in use: e5-permuted:")
 
 

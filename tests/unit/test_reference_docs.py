@@ -17,7 +17,8 @@ def test_each_generated_page_matches_the_code(name):
     page = reference.DOCS / name
     assert page.is_file(), f"docs/{name} is missing: run `python -m hindsight_desktop.cli.reference --write`"
     assert page.read_text(encoding="utf-8") == reference.PAGES[name](), (
-        f"docs/{name} is stale: run `python -m hindsight_desktop.cli.reference --write`")
+        f"docs/{name} is stale: run `python -m hindsight_desktop.cli.reference --write`"
+    )
 
 
 def test_the_pages_name_every_command_setting_and_tool():

@@ -58,17 +58,31 @@ def _seen_by(engine, client: str) -> list:
     for question in QUESTIONS:
         for mode in ("hybrid", "keyword", "vector"):
             hits = engine.search(question, client=client, mode=mode, limit=10, log=False).hits
-            out.append((question, mode, [(h.memory.id, h.rank, h.relevance, h.confidence, h.evidenced,
-                                          h.to_dict(explain=True)) for h in hits]))
+            out.append(
+                (
+                    question,
+                    mode,
+                    [
+                        (h.memory.id, h.rank, h.relevance, h.confidence, h.evidenced, h.to_dict(explain=True))
+                        for h in hits
+                    ],
+                )
+            )
     return out
 
 
 def _statistics_seen_by(engine, client: str) -> list:
     with engine.store.read() as db:
         seen = keyword_stats.view(db, client)
-        return [(visible_hits(db, lambda k, q=q: keyword.search(db, q, k, seen), 20, client),
-                 keyword.full_match_score(db, keyword.query_terms(q), seen), seen.words.rows)
-                for q in QUESTIONS if keyword.query_terms(q)]
+        return [
+            (
+                visible_hits(db, lambda k, q=q: keyword.search(db, q, k, seen), 20, client),
+                keyword.full_match_score(db, keyword.query_terms(q), seen),
+                seen.words.rows,
+            )
+            for q in QUESTIONS
+            if keyword.query_terms(q)
+        ]
 
 
 def test_another_clients_private_words_change_nothing_a_client_sees(engine) -> None:
@@ -81,8 +95,9 @@ def test_another_clients_private_words_change_nothing_a_client_sees(engine) -> N
     assert any(hits for _, mode, hits in before if mode == "keyword")
 
     for text in OTHERS_PRIVATE:
-        engine.write(text, client="alpha", scope="private", gate=False,
-                     occurred_at=datetime(2026, 5, 12, 9, 0, tzinfo=UTC))
+        engine.write(
+            text, client="alpha", scope="private", gate=False, occurred_at=datetime(2026, 5, 12, 9, 0, tzinfo=UTC)
+        )
     after, numbers_after = _seen_by(engine, "bravo"), _statistics_seen_by(engine, "bravo")
 
     assert numbers_after == numbers_before
@@ -108,14 +123,16 @@ def test_the_viewers_statistics_score_exactly_as_fts5_does(tmp_path) -> None:
         own = keyword_stats.view(db, None)
         assert own.words.own and own.words.rows == len(texts)
         # A hidden rowid that is in no index: the same statistics, the other way of scoring.
-        forced = keyword_stats.View(dataclasses.replace(own.words, hidden="[0]"),
-                                    dataclasses.replace(own.trigram, hidden="[0]"), own.hidden)
+        forced = keyword_stats.View(
+            dataclasses.replace(own.words, hidden="[0]"), dataclasses.replace(own.trigram, hidden="[0]"), own.hidden
+        )
         assert not forced.words.own
         for question in QUESTIONS + ["钢琴老师", "Lisbon flight KX4821 Priya"]:
             fts5 = keyword.search(db, question, 50, own)
             assert fts5 == keyword.search(db, question, 50, forced), question
-            assert keyword.full_match_score(db, keyword.query_terms(question), own) == \
-                keyword.full_match_score(db, keyword.query_terms(question), forced)
+            assert keyword.full_match_score(db, keyword.query_terms(question), own) == keyword.full_match_score(
+                db, keyword.query_terms(question), forced
+            )
         assert keyword.search(db, "钢琴老师", 50, own)  # the trigram index took part
     store.close()
 
@@ -127,9 +144,16 @@ def test_what_only_others_hold_weighs_nothing(tmp_path) -> None:
     when = datetime(2026, 5, 1, tzinfo=UTC)
     hidden = [f"kestrel note {i}" for i in range(30)]
     with store.write() as db:
-        rows = [insert_indexed(db, text, when) for text in [*hidden, *SHARED, *(f"kestrel sighting {i}" for i in range(10)),
-                                                            *(f"osprey sighting {i}" for i in range(10))]]
-        for rowid in rows[:len(hidden)]:
+        rows = [
+            insert_indexed(db, text, when)
+            for text in [
+                *hidden,
+                *SHARED,
+                *(f"kestrel sighting {i}" for i in range(10)),
+                *(f"osprey sighting {i}" for i in range(10)),
+            ]
+        ]
+        for rowid in rows[: len(hidden)]:
             db.execute("UPDATE memories SET scope = 'private', client = 'alpha' WHERE rowid = ?", (rowid,))
     kestrels, ospreys = rows[-20:-10], rows[-10:]
     with store.read() as db:
@@ -139,7 +163,7 @@ def test_what_only_others_hold_weighs_nothing(tmp_path) -> None:
             if viewer:
                 assert set(hits) == {*kestrels, *ospreys}
             else:
-                assert hits[ospreys[0]] > hits[kestrels[0]] and set(rows[:len(hidden)]) <= set(hits)
+                assert hits[ospreys[0]] > hits[kestrels[0]] and set(rows[: len(hidden)]) <= set(hits)
     store.close()
 
 

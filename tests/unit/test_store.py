@@ -50,8 +50,10 @@ def test_migration_backs_up_first_and_keeps_the_backup_only_if_it_fails(tmp_path
         Store(path)
     assert backup.is_file()  # a failed migration keeps its backup
     added = []
-    monkeypatch.setattr("hindsight_desktop.core.store.database.MIGRATIONS",
-                        [*MIGRATIONS, lambda db: added.append(db.execute("CREATE TABLE extra (x)"))])
+    monkeypatch.setattr(
+        "hindsight_desktop.core.store.database.MIGRATIONS",
+        [*MIGRATIONS, lambda db: added.append(db.execute("CREATE TABLE extra (x)"))],
+    )
     store = Store(path)
     assert store.schema_version == len(MIGRATIONS) + 1
     assert added
@@ -73,11 +75,20 @@ def test_filtered_timelines_and_fact_lookups_are_read_in_index_order(tmp_path):
     """At 100k memories a sort of every match per page took 130-290 ms; an index walk takes ~1 ms."""
     store = Store(tmp_path / "m.sqlite3")
     for column in ("status", "client"):
-        plan = " ".join(row[3] for row in store.db.execute(
-            f"EXPLAIN QUERY PLAN SELECT rowid FROM memories m WHERE m.{column} IN (?) "
-            "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT 50", ("x",)))
+        plan = " ".join(
+            row[3]
+            for row in store.db.execute(
+                f"EXPLAIN QUERY PLAN SELECT rowid FROM memories m WHERE m.{column} IN (?) "
+                "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT 50",
+                ("x",),
+            )
+        )
         assert "TEMP B-TREE" not in plan, plan
-    plan = " ".join(row[3] for row in store.db.execute(
-        "EXPLAIN QUERY PLAN SELECT id FROM memories m WHERE m.fact_key = ? AND m.status = 'active'", ("k",)))
+    plan = " ".join(
+        row[3]
+        for row in store.db.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM memories m WHERE m.fact_key = ? AND m.status = 'active'", ("k",)
+        )
+    )
     assert "fact_key=? AND status=?" in plan, plan
     store.close()

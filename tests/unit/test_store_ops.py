@@ -32,12 +32,17 @@ T0, T1 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z"
 def db(tmp_path):
     store = Store(tmp_path / "m.sqlite3")
     with store.write() as conn:
-        for mid, client, scope in (("a", "claude", "shared"), ("b", "claude", "private"), ("c", "cursor", "private"),
-                                   ("d", "cursor", "shared")):
+        for mid, client, scope in (
+            ("a", "claude", "shared"),
+            ("b", "claude", "private"),
+            ("c", "cursor", "private"),
+            ("d", "cursor", "shared"),
+        ):
             conn.execute(
                 "INSERT INTO memories (id, content, layer, type, importance, client, scope, created_at, occurred_at, "
                 "updated_at, content_hash) VALUES (?, ?, 'episodic', 'note', 0.5, ?, ?, ?, ?, ?, ?)",
-                (mid, f"memory {mid}", client, scope, T0, T0, T0, mid))
+                (mid, f"memory {mid}", client, scope, T0, T0, T0, mid),
+            )
     with store.write() as conn:
         yield conn
     store.close()
@@ -63,8 +68,9 @@ def test_link_keeps_or_replaces_an_existing_link(db):
 
 
 def test_copy_links_gives_both_directions_to_the_new_memory_but_no_self_link(db):
-    relations.link_many(db, [("b", "c", "similar", 0.9, T0), ("d", "b", "shares_entity", 0.5, T0),
-                             ("a", "b", "same_session", 1.0, T0)])
+    relations.link_many(
+        db, [("b", "c", "similar", 0.9, T0), ("d", "b", "shares_entity", 0.5, T0), ("a", "b", "same_session", 1.0, T0)]
+    )
     relations.copy_links(db, "a", "b")
     got = {(x.source_id, x.target_id, x.type) for x in relations.links_of(db, "a")}
     assert got == {("a", "c", "similar"), ("d", "a", "shares_entity"), ("a", "b", "same_session")}
@@ -138,11 +144,20 @@ def test_fts_quoting_makes_user_syntax_literal(db):
     for terms in (['"near"', "plan"], ["and", "or"]):
         expr = keyword.match_expression(terms, "AND")
         assert db.execute("SELECT rowid FROM fts_words WHERE fts_words MATCH ?", (expr,)).fetchall() == [(1,)]
-    assert db.execute("SELECT rowid FROM fts_words WHERE fts_words MATCH ?",
-                      (keyword.match_expression(["plan", "absent"], "AND"),)).fetchall() == []
+    assert (
+        db.execute(
+            "SELECT rowid FROM fts_words WHERE fts_words MATCH ?",
+            (keyword.match_expression(["plan", "absent"], "AND"),),
+        ).fetchall()
+        == []
+    )
 
 
 def test_export_formats_are_listed_once():
     assert list(WRITERS) == list(EXPORT_FORMATS)
-    assert DIALOG_FILTERS == {"json": "JSON (*.json)", "jsonl": "JSON Lines (*.jsonl)", "md": "Markdown (*.md)",
-                              "csv": "CSV (*.csv)"}
+    assert DIALOG_FILTERS == {
+        "json": "JSON (*.json)",
+        "jsonl": "JSON Lines (*.jsonl)",
+        "md": "Markdown (*.md)",
+        "csv": "CSV (*.csv)",
+    }

@@ -118,7 +118,7 @@ def test_hidden_rows_change_nothing_the_asker_gets():
         theirs = rows(10**6, 600, near=True)  # closer to the query than anything visible
         alone, crowded = VectorCache("t", 1, dim), VectorCache("t", 1, dim)
         alone._extend(mine)
-        crowded._extend(mine[: visible // 2] + theirs + mine[visible // 2:])
+        crowded._extend(mine[: visible // 2] + theirs + mine[visible // 2 :])
         hidden = np.array(sorted(r for r, _ in theirs), dtype=np.int64)
         assert crowded.nearest(query, 20, hidden) == alone.nearest(query, 20)
         assert not {r for r, _ in crowded.nearest(query, 20, hidden)} & set(hidden.tolist())

@@ -139,16 +139,15 @@ def test_new_settings_apply_at_once(engine):
 def test_a_near_copy_with_another_name_or_number_is_not_a_duplicate(engine):
     """A duplicate says the same thing: another person's name or another number makes a new memory."""
     first = engine.write("Alex noted that invoice 107 is due on the 11th.", client="desk-a", importance=0.8)
-    other_name = engine.write("Blake noted that invoice 107 is due on the 11th.", client="desk-b",
-                              importance=0.8)
-    other_number = engine.write("Alex noted that invoice 108 is due on the 11th.", client="desk-a",
-                                importance=0.8)
+    other_name = engine.write("Blake noted that invoice 107 is due on the 11th.", client="desk-b", importance=0.8)
+    other_number = engine.write("Alex noted that invoice 108 is due on the 11th.", client="desk-a", importance=0.8)
     again = engine.write("Alex noted that invoice 107 is due on the 11th!", client="desk-a", importance=0.8)
     assert len({first.id, other_name.id, other_number.id}) == 3
     assert again.id == first.id  # the same statement again reinforces the memory
 
 
 # ---- what a write may change of what others wrote (issue 17 §2) -----------------------------------
+
 
 def test_a_write_supersedes_only_inside_its_own_privacy_group(engine, clock):
     person = engine.write("I live in Berlin.").id  # the person's own shared fact (CLI)
@@ -183,8 +182,12 @@ def test_a_timestamp_far_ahead_is_refused_and_a_near_one_never_wins(engine, cloc
 
 def test_recency_counts_from_no_later_than_the_write(engine, clock):
     honest = engine.write("Remember: the heron nests by the north pond.", client="a", gate=False).id
-    ahead = engine.write("Remember: the heron feeds by the south pond.", client="a", gate=False,
-                         occurred_at=clock.now + timedelta(hours=23)).id
+    ahead = engine.write(
+        "Remember: the heron feeds by the south pond.",
+        client="a",
+        gate=False,
+        occurred_at=clock.now + timedelta(hours=23),
+    ).id
     clock.advance(days=30)
     scores = {h.memory.id: h.scores for h in engine.search("heron pond", log=False).hits}
     assert scores[ahead]["recency"] == pytest.approx(scores[honest]["recency"], abs=1e-3)
@@ -192,15 +195,27 @@ def test_recency_counts_from_no_later_than_the_write(engine, clock):
 
 
 def test_a_repeat_by_another_writer_changes_nothing_it_did_not_write(engine):
-    first = engine.write("My daughter Emma plays the cello.", client="a", type="fact", importance=0.4,
-                         metadata={"source": "a"})
+    first = engine.write(
+        "My daughter Emma plays the cello.", client="a", type="fact", importance=0.4, metadata={"source": "a"}
+    )
     before = engine.get(first.id)
-    again = engine.write("My daughter Emma plays the cello.", client="b", type="instruction", importance=1.0,
-                         metadata={"verified": False, "note": "call b instead"})
+    again = engine.write(
+        "My daughter Emma plays the cello.",
+        client="b",
+        type="instruction",
+        importance=1.0,
+        metadata={"verified": False, "note": "call b instead"},
+    )
     assert again.duplicate_of == first.id
     after = engine.get(first.id)
     assert (after.content, after.metadata, after.importance, after.type, after.client, after.scope) == (
-        before.content, before.metadata, before.importance, before.type, before.client, before.scope)
+        before.content,
+        before.metadata,
+        before.importance,
+        before.type,
+        before.client,
+        before.scope,
+    )
     assert after.access_count == before.access_count + 1  # the repeat still counts as evidence of use
     repeat = engine.events(first.id)[0]
     assert (repeat.kind, repeat.client, repeat.detail) == ("reinforce", "b", {"repeated_by": "b", "writer": "a"})

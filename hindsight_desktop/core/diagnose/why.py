@@ -74,8 +74,15 @@ def why_not_recalled(parts: Parts, search: Search, query: str, memory_id: str) -
         except NotFound:
             ex = Explanation(query=text, memory_id=memory_id, exists=False)
             return _judge(ex, 0.0)
-        ex = Explanation(query=text, memory_id=memory.id, exists=True, content=memory.content,
-                         status=memory.status, layer=memory.layer, superseded_by=memory.superseded_by)
+        ex = Explanation(
+            query=text,
+            memory_id=memory.id,
+            exists=True,
+            content=memory.content,
+            status=memory.status,
+            layer=memory.layer,
+            superseded_by=memory.superseded_by,
+        )
         ex.vector_models = _vector_models(db, parts.vectors, rowid)
         ex.terms = keyword.query_terms(text)
         ex.keyword_indexed, ex.matched_terms = _keyword_evidence(db, rowid, ex.terms)
@@ -96,8 +103,11 @@ def _vector_models(db: apsw.Connection, vectors: Any, rowid: int) -> list[str]:
     """Ask the vec0 tables themselves (the stored truth), not the in-process cache."""
     state = models.read_state(db)
     names = {row.num: row.model_id for row in (state.active, state.target) if row is not None}
-    return [names.get(index.num, index.table) for index in switching.indexes(vectors)
-            if coverage.has_row(db, index.table, rowid)]
+    return [
+        names.get(index.num, index.table)
+        for index in switching.indexes(vectors)
+        if coverage.has_row(db, index.table, rowid)
+    ]
 
 
 def _keyword_evidence(db: apsw.Connection, rowid: int, terms: list[str]) -> tuple[bool, list[str]]:
@@ -133,11 +143,16 @@ def _verdict(ex: Explanation, min_similarity: float) -> tuple[str, str]:
     """The first step of the troubleshooting list that fails decides the verdict (and its fix)."""
     mid = ex.memory_id
     if not ex.exists:
-        return ("no memory has this id (a typo, or it was purged)",
-                "look the memory up with `hindsight-desktop search` or in the timeline and use its id")
+        return (
+            "no memory has this id (a typo, or it was purged)",
+            "look the memory up with `hindsight-desktop search` or in the timeline and use its id",
+        )
     if ex.layer == "working":
-        return ("in working memory only: it was not judged worth keeping, and working memory is never "
-                "recalled (it expires)", "store it on purpose: `hindsight-desktop add \"...\"` is always kept")
+        return (
+            "in working memory only: it was not judged worth keeping, and working memory is never "
+            "recalled (it expires)",
+            'store it on purpose: `hindsight-desktop add "..."` is always kept',
+        )
     if ex.status == "archived":
         deep_fix = f"search with deep=true (`--deep`) or restore it: `hindsight-desktop restore {mid}`"
         if ex.rank:
@@ -146,16 +161,24 @@ def _verdict(ex: Explanation, min_similarity: float) -> tuple[str, str]:
         why, fix = _ranking_verdict(ex, "", min_similarity)
         return f"archived, and not found by a deep search either: {why}", f"{fix}; then {deep_fix}"
     if not ex.vector_models or not ex.keyword_indexed:
-        lacking = " and ".join(n for n, bad in (("a vector from the current model", not ex.vector_models),
-                                                ("a keyword index entry", not ex.keyword_indexed)) if bad)
+        lacking = " and ".join(
+            n
+            for n, bad in (
+                ("a vector from the current model", not ex.vector_models),
+                ("a keyword index entry", not ex.keyword_indexed),
+            )
+            if bad
+        )
         return f"not fully indexed: it has no {lacking}", MAINTENANCE_FIX
     superseded = ""
     if ex.status == "superseded":
-        superseded = (f"superseded by {ex.superseded_by}: it ranks below its replacement at half its score; ")
+        superseded = f"superseded by {ex.superseded_by}: it ranks below its replacement at half its score; "
     if ex.recalled:
         if superseded:
-            return (superseded + f"still found at rank {ex.rank}",
-                    f"if it is still true, restore it: `hindsight-desktop restore {mid}`")
+            return (
+                superseded + f"still found at rank {ex.rank}",
+                f"if it is still true, restore it: `hindsight-desktop restore {mid}`",
+            )
         return f"recalled: rank {ex.rank} of {ex.results}", ""
     return _ranking_verdict(ex, superseded, min_similarity)
 
@@ -163,15 +186,24 @@ def _verdict(ex: Explanation, min_similarity: float) -> tuple[str, str]:
 def _ranking_verdict(ex: Explanation, superseded: str, min_similarity: float) -> tuple[str, str]:
     restore = f"; if it is still true, restore it: `hindsight-desktop restore {ex.memory_id}`" if superseded else ""
     if ex.rank is not None:
-        return (superseded + f"found, but at rank {ex.rank}: below the default limit of {DEFAULT_LIMIT}",
-                "ask for more results (`--limit`), search with more specific words, or pin it / raise its "
-                "importance" + restore)
+        return (
+            superseded + f"found, but at rank {ex.rank}: below the default limit of {DEFAULT_LIMIT}",
+            "ask for more results (`--limit`), search with more specific words, or pin it / raise its "
+            "importance" + restore,
+        )
     similarity = ex.similarity if ex.similarity is not None else 0.0
     if not ex.matched_terms and similarity < min_similarity:
-        listed = (f" (listed at rank {ex.nearest_rank} only as one of the nearest in meaning, which does not "
-                  "count as found)" if ex.nearest_rank else "")
-        return (superseded + f"no keyword match and low similarity ({similarity:.2f}, below {min_similarity:.2f}): "
-                "the query shares neither words nor meaning with it" + listed,
-                "add the words you search with to the memory (edit it), or search with words it contains" + restore)
-    return (superseded + f"outranked: {ex.results} other memories scored higher",
-            "search with more specific words, or pin it / raise its importance" + restore)
+        listed = (
+            f" (listed at rank {ex.nearest_rank} only as one of the nearest in meaning, which does not count as found)"
+            if ex.nearest_rank
+            else ""
+        )
+        return (
+            superseded + f"no keyword match and low similarity ({similarity:.2f}, below {min_similarity:.2f}): "
+            "the query shares neither words nor meaning with it" + listed,
+            "add the words you search with to the memory (edit it), or search with words it contains" + restore,
+        )
+    return (
+        superseded + f"outranked: {ex.results} other memories scored higher",
+        "search with more specific words, or pin it / raise its importance" + restore,
+    )

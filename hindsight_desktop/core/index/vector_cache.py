@@ -2,8 +2,9 @@
 
 sqlite-vec's exact scan costs ~50 ms at 100k vectors here. This cache keeps sign bits (48 bytes a
 vector) for a coarse Hamming pass and int8 vectors with one scale each (about 0.4% error) for
-rescoring the few hundred best candidates: a few milliseconds at 100k and about 45 MB of memory. The vec0 table stays the source of
-truth; other processes' changes are replayed from the `vector_changes` log before every search.
+rescoring the few hundred best candidates: a few milliseconds at 100k and about 45 MB of memory. The
+vec0 table stays the source of truth; other processes' changes are replayed from the `vector_changes`
+log before every search.
 """
 
 from __future__ import annotations
@@ -51,9 +52,12 @@ class VectorCache:
                 return
             if latest == self.seq:
                 return
-            changes = list(db.execute(
-                "SELECT seq, memory_rowid, op FROM vector_changes WHERE seq > ? AND model_num = ? ORDER BY seq",
-                (self.seq, self.model_num)))
+            changes = list(
+                db.execute(
+                    "SELECT seq, memory_rowid, op FROM vector_changes WHERE seq > ? AND model_num = ? ORDER BY seq",
+                    (self.seq, self.model_num),
+                )
+            )
             for _, rowid, op in changes:
                 self._remove(rowid)
                 if op == "add":
@@ -98,11 +102,11 @@ class VectorCache:
         if start + count > len(self._rowids):
             self._allocate(start + count + max(1024, (start + count) // 4))
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(count, self.dim)
-        self._rowids[start:start + count] = [r for r, _ in rows]
-        self._bits[:, start:start + count] = _sign_bits(matrix, self.words).T
+        self._rowids[start : start + count] = [r for r, _ in rows]
+        self._bits[:, start : start + count] = _sign_bits(matrix, self.words).T
         peak = np.maximum(np.abs(matrix).max(axis=1), 1e-12)
-        self._codes[start:start + count] = np.rint(matrix * (127.0 / peak)[:, None]).astype(np.int8)
-        self._scale[start:start + count] = peak / 127.0
+        self._codes[start : start + count] = np.rint(matrix * (127.0 / peak)[:, None]).astype(np.int8)
+        self._scale[start : start + count] = peak / 127.0
         self._where.update((int(r), start + i) for i, (r, _) in enumerate(rows))
         self._size += count
 

@@ -142,7 +142,9 @@ def _a_word(db: apsw.Connection, table: str) -> str | None:
     return None
 
 
-def _verify(work: Path, key: bytes, expected: dict[str, object], summary: Callable[..., dict[str, object]] = _summary) -> None:
+def _verify(
+    work: Path, key: bytes, expected: dict[str, object], summary: Callable[..., dict[str, object]] = _summary
+) -> None:
     """The new file opens with its key, passes integrity_check and each FTS5 index's own check, and
     holds what the old one held; otherwise it is discarded and the old file is kept."""
     try:
@@ -151,15 +153,18 @@ def _verify(work: Path, key: bytes, expected: dict[str, object], summary: Callab
             problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
             if problems != ["ok"]:
                 raise EncryptionError(f"the encrypted copy failed integrity_check: {problems[:3]}")
-            for (name,) in list(db.execute("SELECT name FROM sqlite_schema WHERE type='table' "
-                                           "AND lower(sql) LIKE '%using fts5%'")):
+            for (name,) in list(
+                db.execute("SELECT name FROM sqlite_schema WHERE type='table' AND lower(sql) LIKE '%using fts5%'")
+            ):
                 db.execute(f'INSERT INTO "{name}"("{name}") VALUES (\'integrity-check\')')
             got = summary(db)
         finally:
             db.close()
         if got != expected:
             changed = sorted(k for k in set(got) | set(expected) if got.get(k) != expected.get(k))
-            raise EncryptionError(f"the encrypted copy differs from the original in {changed[:5]}; the original is kept")
+            raise EncryptionError(
+                f"the encrypted copy differs from the original in {changed[:5]}; the original is kept"
+            )
     except BaseException:
         files.overwrite_and_remove(work)
         raise

@@ -21,8 +21,10 @@ from hindsight_desktop.core.store.private_files import private_writer
 SERVICE = "hindsight-desktop-memory-key"
 KEY_STORE_ENV = "HINDSIGHT_KEY_STORE"
 KEY_FILE = "memory-keys.json"
-FILE_WARNING = ("no OS keyring is in use, so the memory key is kept in {file} (readable only by you): "
-                "it protects the memory from other accounts, not from anyone with a copy of the data folder")
+FILE_WARNING = (
+    "no OS keyring is in use, so the memory key is kept in {file} (readable only by you): "
+    "it protects the memory from other accounts, not from anyone with a copy of the data folder"
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ def keyring_backend() -> tuple[Any, str]:
     try:
         import keyring
         from keyring.backends import fail
+
         backend = keyring.get_keyring()
     except Exception as exc:  # a bad PYTHON_KEYRING_BACKEND raises ValueError, ImportError, RuntimeError...
         return None, f"the keyring configuration names no usable keyring ({type(exc).__name__}: {exc})"

@@ -55,8 +55,10 @@ def restore(path: Path, text: str) -> Saved:
     _encrypted(path, "nothing to restore")
     key = recovery.decode(text)
     if not opener.opens(path, key):
-        raise EncryptionError(f"that recovery key is not {path}'s: it belongs to another memory file, or to this "
-                              "file before its key was changed")
+        raise EncryptionError(
+            f"that recovery key is not {path}'s: it belongs to another memory file, or to this "
+            "file before its key was changed"
+        )
     saved = KeyStore(path).save(files.file_id(path), key)
     files.mark(path)
     return saved
@@ -72,7 +74,8 @@ def rekey(path: Path) -> tuple[bytes, Saved]:
         try:
             key, saved = convert.rekey(path, opener.find_key(path, store), store)
         except convert.InUse:
-            raise EncryptionError(f"{path} is open in another process: quit the app and the assistants, "
-                                  "then run `key rekey` again") from None
+            raise EncryptionError(
+                f"{path} is open in another process: quit the app and the assistants, then run `key rekey` again"
+            ) from None
         files.mark(path)
     return key, saved

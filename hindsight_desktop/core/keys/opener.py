@@ -17,8 +17,10 @@ from hindsight_desktop.core.keys import convert, files
 from hindsight_desktop.core.keys.keystore import KeyStore, KeystoreUnavailable
 from hindsight_desktop.core.store.connections import open_connection, schema_version
 
-RESTORE_HINT = ("if the key was lost (a new computer, a reset keyring), run `hindsight-desktop key restore` "
-                "with the recovery key shown when encryption was set up")
+RESTORE_HINT = (
+    "if the key was lost (a new computer, a reset keyring), run `hindsight-desktop key restore` "
+    "with the recovery key shown when encryption was set up"
+)
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,12 @@ def open_key(path: Path, encrypt: bool) -> Opened:
     if kind is files.State.ENCRYPTED:
         return Opened(find_key(path, store), files.file_id(path))
     if kind is files.State.PLAIN and files.marked_id(path):
-        raise EncryptionError(f"the memory file {path} is not encrypted, but this folder's memory was (file id "
-                              f"{files.marked_id(path)}): it may have been replaced by an older plain copy. Put "
-                              f"the encrypted file back; or, to use this plain file, delete {files.marker(path)} "
-                              "and start again (it is then encrypted)")
+        raise EncryptionError(
+            f"the memory file {path} is not encrypted, but this folder's memory was (file id "
+            f"{files.marked_id(path)}): it may have been replaced by an older plain copy. Put "
+            f"the encrypted file back; or, to use this plain file, delete {files.marker(path)} "
+            "and start again (it is then encrypted)"
+        )
     if not encrypt:
         return Opened(None)
     with files.conversion_lock(path):
@@ -61,11 +65,19 @@ def open_key(path: Path, encrypt: bool) -> Opened:
             else:
                 key, saved = convert.encrypt_plain(path, store)
         except convert.InUse:
-            return Opened(None, warning=f"{path} is open in another process (an older version?), so it stays "
-                                        "plain for now; it is encrypted on a start when nothing else has it open")
+            return Opened(
+                None,
+                warning=f"{path} is open in another process (an older version?), so it stays "
+                "plain for now; it is encrypted on a start when nothing else has it open",
+            )
     files.mark(path)
-    return Opened(key, files.file_id(path), created=kind is files.State.NEW,
-                  encrypted_now=kind is files.State.PLAIN, warning=saved.warning)
+    return Opened(
+        key,
+        files.file_id(path),
+        created=kind is files.State.NEW,
+        encrypted_now=kind is files.State.PLAIN,
+        warning=saved.warning,
+    )
 
 
 def _newer_schema(path: Path) -> bool:
@@ -83,23 +95,30 @@ def find_key(path: Path, store: KeyStore) -> bytes:
     try:
         saved = store.load(fid)
     except KeystoreUnavailable as exc:
-        raise EncryptionError(f"the OS keyring could not be read ({exc}), and the key of the encrypted memory "
-                              f"file {path} is kept there: unlock the keyring (log in to the desktop session), "
-                              f"then start again; {RESTORE_HINT}") from exc
+        raise EncryptionError(
+            f"the OS keyring could not be read ({exc}), and the key of the encrypted memory "
+            f"file {path} is kept there: unlock the keyring (log in to the desktop session), "
+            f"then start again; {RESTORE_HINT}"
+        ) from exc
     if saved is not None and opens(path, saved):
         if files.marked_id(path) != fid:  # made, or re-keyed, by a process stopped before it marked the folder
             files.mark(path)
         return saved
     marked = files.marked_id(path)
     if marked is not None and marked != fid:
-        raise EncryptionError(f"the memory file {path} is encrypted with another key than this folder's memory "
-                              f"(file id {fid}, the folder's was {marked}): it is another memory's file, or a "
-                              f"copy from before a rekey; put this folder's file back, or {RESTORE_HINT}")
+        raise EncryptionError(
+            f"the memory file {path} is encrypted with another key than this folder's memory "
+            f"(file id {fid}, the folder's was {marked}): it is another memory's file, or a "
+            f"copy from before a rekey; put this folder's file back, or {RESTORE_HINT}"
+        )
     if saved is not None:
-        raise EncryptionError(f"the encrypted memory file {path} does not open with the key saved for it in "
-                              f"{store.where()} (the file may have been replaced by another memory's): {RESTORE_HINT}")
-    raise EncryptionError(f"the memory file {path} is encrypted and no key for it (file id {fid}) is in "
-                          f"{store.where()}: {RESTORE_HINT}")
+        raise EncryptionError(
+            f"the encrypted memory file {path} does not open with the key saved for it in "
+            f"{store.where()} (the file may have been replaced by another memory's): {RESTORE_HINT}"
+        )
+    raise EncryptionError(
+        f"the memory file {path} is encrypted and no key for it (file id {fid}) is in {store.where()}: {RESTORE_HINT}"
+    )
 
 
 def opens(path: Path, key: bytes) -> bool:
@@ -111,7 +130,7 @@ def opens(path: Path, key: bytes) -> bool:
 
 
 def describe(path: Path) -> str:
-    """"encrypted" or "plain" (or "new": no file yet), for doctor and `key show`."""
+    """ "encrypted" or "plain" (or "new": no file yet), for doctor and `key show`."""
     return files.state(Path(path)).value
 
 

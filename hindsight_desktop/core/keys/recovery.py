@@ -27,7 +27,7 @@ def encode(key: bytes) -> str:
     if len(key) != KEY_BYTES:
         raise ValueError("a memory key is 32 bytes")
     text = base64.b32encode(key + _check(key)).decode("ascii")
-    return "-".join(text[i:i + 4] for i in range(0, len(text), 4))
+    return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
 
 
 def decode(text: str) -> bytes:
@@ -42,5 +42,7 @@ def decode(text: str) -> bytes:
         raise InvalidInput("that is not a recovery key: it has 56 letters and digits 2-7, in 14 groups of four")
     key, check = raw[:KEY_BYTES], raw[KEY_BYTES:]
     if check != _check(key):
-        raise InvalidInput("that recovery key has a typing mistake (its check letters do not match); look at each group again")
+        raise InvalidInput(
+            "that recovery key has a typing mistake (its check letters do not match); look at each group again"
+        )
     return key

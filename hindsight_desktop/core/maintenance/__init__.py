@@ -1,1 +1,2 @@
-"""Maintenance (the `memory_reflect` tool): fading, merging, consolidation, contradictions, repair, forgetting and purge."""
+"""Maintenance (the `memory_reflect` tool): fading, merging, consolidation, contradictions, repair,
+forgetting and purge."""

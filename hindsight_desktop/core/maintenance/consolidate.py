@@ -93,8 +93,9 @@ def attach(db: apsw.Connection, ctx: RunContext, semantic_rowid: int, rowid: int
 def _subsume(db: apsw.Connection, ctx: RunContext, semantic_id: str, evidence: list[str]) -> None:
     for member in evidence:
         supersede(db, member, semantic_id, ctx.now_db)
-        log_event(db, ctx.now_db, "supersede", member, ctx.client, {"superseded_by": semantic_id,
-                                                                     "why": "consolidated"})
+        log_event(
+            db, ctx.now_db, "supersede", member, ctx.client, {"superseded_by": semantic_id, "why": "consolidated"}
+        )
 
 
 def promote(ctx: RunContext, cluster: Cluster, summarizer: Summarizer | None) -> str | None:
@@ -117,8 +118,11 @@ def promote(ctx: RunContext, cluster: Cluster, summarizer: Summarizer | None) ->
 
 def _still_free(db: apsw.Connection, member: Member) -> bool:
     current = field_row(db, _Free, member.rowid)  # unchanged since the text was chosen, and still free
-    return current is not None and (current.status, current.layer, current.content) == \
-        ("active", "episodic", member.content) and relations.evidence_for(db, member.id) is None
+    return (
+        current is not None
+        and (current.status, current.layer, current.content) == ("active", "episodic", member.content)
+        and relations.evidence_for(db, member.id) is None
+    )
 
 
 def _centre(vectors: dict[int, np.ndarray], members: list[Member]) -> Member:
@@ -130,13 +134,20 @@ def _centre(vectors: dict[int, np.ndarray], members: list[Member]) -> Member:
     matrix = np.stack([vectors[m.rowid] for m in usable])
     totals = (matrix @ matrix.T).mean(axis=1)
     dated = [any(e["kind"] in entity_index.DATED for e in json.loads(m.entities)) for m in usable]
-    best = max(range(len(usable)),
-               key=lambda i: (round(float(totals[i]) - 0.05 * dated[i], 4), usable[i].occurred_at))
+    best = max(range(len(usable)), key=lambda i: (round(float(totals[i]) - 0.05 * dated[i], 4), usable[i].occurred_at))
     return usable[best]
 
 
-def _insert(db: apsw.Connection, ctx: RunContext, members: list[Member], centre: Member, text: str,
-            vector: np.ndarray, method: str, similarity: dict[int, float]) -> str:
+def _insert(
+    db: apsw.Connection,
+    ctx: RunContext,
+    members: list[Member],
+    centre: Member,
+    text: str,
+    vector: np.ndarray,
+    method: str,
+    similarity: dict[int, float],
+) -> str:
     now = ctx.now_db
     entities = _union_entities(members)
     occurred = max(m.occurred_at for m in members)  # the fact holds as of its latest statement
@@ -146,17 +157,29 @@ def _insert(db: apsw.Connection, ctx: RunContext, members: list[Member], centre:
     ids = [m.id for m in members]
     semantic_id = new_id()
     rowid = upkeep.insert_semantic(
-        db, memory_id=semantic_id, content=text, summary=summary, type=centre.type, importance=round(importance, 3),
-        client=centre.client, scope=centre.scope, at=now, occurred_at=occurred,
+        db,
+        memory_id=semantic_id,
+        content=text,
+        summary=summary,
+        type=centre.type,
+        importance=round(importance, 3),
+        client=centre.client,
+        scope=centre.scope,
+        at=now,
+        occurred_at=occurred,
         entities=json.dumps([asdict(e) for e in entities], ensure_ascii=False),
         metadata=json.dumps({"consolidated_from": ids, "method": method}, ensure_ascii=False),
-        content_hash=content_hash(text), fact_key=centre.fact_key, fact_value=centre.fact_value)
+        content_hash=content_hash(text),
+        fact_key=centre.fact_key,
+        fact_value=centre.fact_value,
+    )
     when = stored_time(occurred)
     keyword.add(db, rowid, text, [(e.kind, e.value) for e in entities], when)
     ctx.parts.vectors.add(db, rowid, vector)
     entity_index.index(db, rowid, entities, when)
-    relations.link_many(db, [(semantic_id, m.id, "derived_from", round(similarity.get(m.rowid, 1.0), 4), now)
-                             for m in members])
+    relations.link_many(
+        db, [(semantic_id, m.id, "derived_from", round(similarity.get(m.rowid, 1.0), 4), now) for m in members]
+    )
     _subsume(db, ctx, semantic_id, ids)
     log_event(db, now, "consolidate", semantic_id, ctx.client, {"evidence": ids, "method": method})
     ctx.count("consolidated")

@@ -35,7 +35,7 @@ def contradictions_pass(ctx: RunContext) -> Iterator[None]:
         groups = upkeep.contradicted_facts(db)
     for start in range(0, len(groups), ctx.policy.batch):
         with ctx.parts.store.write() as db:
-            for key, group in groups[start:start + ctx.policy.batch]:
+            for key, group in groups[start : start + ctx.policy.batch]:
                 _resolve(db, ctx, key, group)
         yield
 
@@ -50,7 +50,7 @@ def _refresh_fact_keys(ctx: RunContext) -> Iterator[None]:
         since, _, after = meta.get(db, CHECKED_UNTIL, "|0").partition("|")
         changed = upkeep.changed_since(db, since, int(after))
     for start in range(0, len(changed), ctx.policy.batch):
-        chunk = changed[start:start + ctx.policy.batch]
+        chunk = changed[start : start + ctx.policy.batch]
         with ctx.parts.store.write() as db:
             # Still active now: a write in between may have superseded one.
             for row in upkeep.stated_facts(db, [c.rowid for c in chunk]):

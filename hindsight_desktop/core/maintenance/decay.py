@@ -66,8 +66,9 @@ def enforce_capacity(ctx: RunContext) -> Iterator[None]:
     for owner, excess in over:
         while excess > 0:
             with ctx.parts.store.write() as db:
-                rows = upkeep.weakest(db, owner, ctx.now_db, min(excess, policy.batch), policy.half_life_days,
-                                        policy.layer_factors)
+                rows = upkeep.weakest(
+                    db, owner, ctx.now_db, min(excess, policy.batch), policy.half_life_days, policy.layer_factors
+                )
                 for rowid, memory_id in rows:
                     _archive(db, rowid, memory_id, ctx, "capacity")
             ctx.count("capacity_archived", len(rows))
@@ -78,4 +79,3 @@ def enforce_capacity(ctx: RunContext) -> Iterator[None]:
 def _archive(db: apsw.Connection, rowid: int, memory_id: str, ctx: RunContext, why: str) -> None:
     upkeep.archive(db, [rowid], ctx.now_db)
     log_event(db, ctx.now_db, "forget", memory_id, ctx.client, {"mode": "archive", "why": why})
-

@@ -41,23 +41,49 @@ class ForgetRequest:
     purge_any: bool = False  # the person allows assistants to purge (by id) what others wrote
 
     @classmethod
-    def checked(cls, client: str, sees_all: bool, purge_any: bool, *, ids: list[str] | str | None,
-                older_than_days: float | None, layer: str | None, type: str | None,
-                below_importance: float | None, written_by: str | None, query: str | None,
-                purge: bool) -> ForgetRequest:
+    def checked(
+        cls,
+        client: str,
+        sees_all: bool,
+        purge_any: bool,
+        *,
+        ids: list[str] | str | None,
+        older_than_days: float | None,
+        layer: str | None,
+        type: str | None,
+        below_importance: float | None,
+        written_by: str | None,
+        query: str | None,
+        purge: bool,
+    ) -> ForgetRequest:
         """A request from a caller's values, each checked (InvalidInput names the bad one)."""
         return cls(
-            client=client, ids=None if ids is None else validate.text_list(ids, "memory_id", max_items=validate.MAX_IDS),
+            client=client,
+            ids=None if ids is None else validate.text_list(ids, "memory_id", max_items=validate.MAX_IDS),
             older_than_days=validate.days(older_than_days, "older_than_days"),
-            layer=validate.layer(layer), type=validate.label(type, "type"),
+            layer=validate.layer(layer),
+            type=validate.label(type, "type"),
             below_importance=validate.unit_interval(below_importance, "below_importance"),
-            written_by=written_by, query=None if query is None else validate.query(query),
-            purge=bool(purge), sees_all=sees_all, purge_any=purge_any,
+            written_by=written_by,
+            query=None if query is None else validate.query(query),
+            purge=bool(purge),
+            sees_all=sees_all,
+            purge_any=purge_any,
         )
 
     def has_condition(self) -> bool:
-        return any(v is not None for v in (self.ids, self.older_than_days, self.layer, self.type,
-                                           self.below_importance, self.written_by, self.query))
+        return any(
+            v is not None
+            for v in (
+                self.ids,
+                self.older_than_days,
+                self.layer,
+                self.type,
+                self.below_importance,
+                self.written_by,
+                self.query,
+            )
+        )
 
 
 def select(parts: Parts, db: apsw.Connection, req: ForgetRequest, now: datetime) -> list[tuple[int, str]]:
@@ -74,9 +100,17 @@ def select(parts: Parts, db: apsw.Connection, req: ForgetRequest, now: datetime)
         rowids = [load_memory(db, mid, viewer)[0] for mid in req.ids]  # NotFound names the bad id
     older = None if req.older_than_days is None else to_db(now - timedelta(days=req.older_than_days))
     rows = upkeep.forget_matches(
-        db, viewer=viewer, rowids=rowids, occurred_before=older, layer=req.layer, type=req.type,
-        below_importance=req.below_importance, written_by=req.written_by, include_archived=req.purge,
-        include_pinned=req.ids is not None)  # a sweeping condition never takes what the person pinned
+        db,
+        viewer=viewer,
+        rowids=rowids,
+        occurred_before=older,
+        layer=req.layer,
+        type=req.type,
+        below_importance=req.below_importance,
+        written_by=req.written_by,
+        include_archived=req.purge,
+        include_pinned=req.ids is not None,
+    )  # a sweeping condition never takes what the person pinned
     if req.query is not None:
         matching = _matching_query(parts, db, req.query, {r.rowid for r in rows})
         rows = [r for r in rows if r.rowid in matching]
@@ -95,19 +129,27 @@ def within_cap(req: ForgetRequest, targets: list[tuple[int, str]]) -> list[tuple
 
 def _check_assistant_purge(req: ForgetRequest) -> None:
     """An assistant deletes for good only what it names by id; a condition could sweep in anything."""
-    if req.ids is None or any(v is not None for v in (req.older_than_days, req.layer, req.type,
-                                                      req.below_importance, req.written_by, req.query)):
-        raise InvalidInput("purge works only on explicit memory ids, with no other condition; forgetting by "
-                           "condition archives (restorable): call again without purge")
+    if req.ids is None or any(
+        v is not None
+        for v in (req.older_than_days, req.layer, req.type, req.below_importance, req.written_by, req.query)
+    ):
+        raise InvalidInput(
+            "purge works only on explicit memory ids, with no other condition; forgetting by "
+            "condition archives (restorable): call again without purge"
+        )
 
 
 def _check_purge_target(req: ForgetRequest, memory_id: str, writer: str, pinned: bool) -> None:
     if pinned:
-        raise InvalidInput(f"memory {memory_id} is pinned by the person; an assistant cannot delete it for "
-                           "good (archive it instead, or ask the person to delete it in the app)")
+        raise InvalidInput(
+            f"memory {memory_id} is pinned by the person; an assistant cannot delete it for "
+            "good (archive it instead, or ask the person to delete it in the app)"
+        )
     if writer != req.client and not req.purge_any:
-        raise InvalidInput(f"memory {memory_id} was written by {writer}, not by {req.client}; an assistant may "
-                           "delete for good only what it wrote (archive it instead: the person can restore it)")
+        raise InvalidInput(
+            f"memory {memory_id} was written by {writer}, not by {req.client}; an assistant may "
+            "delete for good only what it wrote (archive it instead: the person can restore it)"
+        )
 
 
 def _matching_query(parts: Parts, db: apsw.Connection, text: str, among: set[int]) -> set[int]:
@@ -125,8 +167,11 @@ def _matching_query(parts: Parts, db: apsw.Connection, text: str, among: set[int
     # write path uses for repeats: only a memory that says the same thing qualifies, in any model or script.
     vector = parts.embed([text], "passage")[0]
     bar, language = parts.settings.duplicate_similarity, dominant_language(text)
-    found.update(r for r, cosine in parts.vectors.nearest(db, vector, 200)
-                 if parts.calibration.closeness(cosine, language) >= bar)
+    found.update(
+        r
+        for r, cosine in parts.vectors.nearest(db, vector, 200)
+        if parts.calibration.closeness(cosine, language) >= bar
+    )
     return found
 
 
@@ -149,13 +194,15 @@ def batch_members(db: apsw.Connection, batch: str) -> list[tuple[int, str]]:
     return [(row.rowid, row.id) for row in events.archived_in_batch(db, batch)]
 
 
-def purge(parts: Parts, db: apsw.Connection, targets: list[tuple[int, str]], client: str,
-          now: datetime) -> ForgetReceipt:
+def purge(
+    parts: Parts, db: apsw.Connection, targets: list[tuple[int, str]], client: str, now: datetime
+) -> ForgetReceipt:
     """Delete the targets for good, with every copy derived from them (see purge.py)."""
     return purging.purge(parts, db, targets, client, now)
 
 
 # ---- the engine's forget, and bringing memories back ------------------------------------------------
+
 
 def run(parts: Parts, req: ForgetRequest, now: datetime) -> ForgetReceipt:
     """Select what `req` names and archive it (within the assistants' cap) or purge it, in one transaction."""

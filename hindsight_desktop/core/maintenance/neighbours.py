@@ -82,8 +82,10 @@ def _examine(db: apsw.Connection, ctx: RunContext, rowid: int, claimed: set[int]
     # Cosines on the model's measured scale (0 unrelated, 1 identical), so the policy's thresholds
     # mean the same for every model and script.
     scale, language = ctx.parts.calibration, dominant_language(me.content)
-    near = [(other, scale.closeness(cosine, language))
-            for other, cosine in vectors.nearest(db, mine, ctx.policy.neighbours + 1)]
+    near = [
+        (other, scale.closeness(cosine, language))
+        for other, cosine in vectors.nearest(db, mine, ctx.policy.neighbours + 1)
+    ]
     owner = merge.Owner(me.rowid, me.client, me.scope, me.layer)
     for other, similarity in merge.candidates(db, owner, me.content, near, ctx.policy.duplicate_similarity):
         merge.absorb(db, ctx, rowid, other, similarity)
@@ -92,8 +94,9 @@ def _examine(db: apsw.Connection, ctx: RunContext, rowid: int, claimed: set[int]
     return _cluster(db, ctx, me, near, claimed)
 
 
-def _cluster(db: apsw.Connection, ctx: RunContext, me: _Examined, near: list[tuple[int, float]],
-             claimed: set[int]) -> Cluster | None:
+def _cluster(
+    db: apsw.Connection, ctx: RunContext, me: _Examined, near: list[tuple[int, float]], claimed: set[int]
+) -> Cluster | None:
     """Attach to a fact already consolidated, or gather a new group of repeated statements."""
     rowid, client, scope = me.rowid, me.client, me.scope
     seed = _facts(db, rowid)

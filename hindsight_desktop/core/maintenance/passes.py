@@ -61,8 +61,12 @@ class _Keyed(Protocol):
 Row = TypeVar("Row", bound=_Keyed)
 
 
-def scan(ctx: RunContext, name: str, fetch: Callable[[apsw.Connection, int, int], Sequence[Row]],
-         handle: Callable[[apsw.Connection, Sequence[Row]], None]) -> Iterator[None]:
+def scan(
+    ctx: RunContext,
+    name: str,
+    fetch: Callable[[apsw.Connection, int, int], Sequence[Row]],
+    handle: Callable[[apsw.Connection, Sequence[Row]], None],
+) -> Iterator[None]:
     """Walk rows in rowid order, one batch per transaction, keeping a cursor so a stopped run resumes.
 
     `fetch(db, after, limit)` returns up to `limit` rows past rowid `after`, in rowid order.

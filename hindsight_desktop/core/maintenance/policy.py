@@ -81,5 +81,7 @@ class MaintenancePolicy:
 
     def fades(self, importance: float, layer: str, stability: float, idle_days: float) -> bool:
         """Whether an unpinned, active memory goes to cold storage now."""
-        return (idle_days >= self.archive_after_days
-                and self.strength(importance, layer, stability, idle_days) < self.importance_floor)
+        return (
+            idle_days >= self.archive_after_days
+            and self.strength(importance, layer, stability, idle_days) < self.importance_floor
+        )

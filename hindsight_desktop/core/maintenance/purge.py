@@ -68,12 +68,27 @@ class _Kept(NamedTuple):
     client: str
 
 
-def purge(parts: Parts, db: apsw.Connection, targets: list[tuple[int, str]], client: str,
-          now: datetime) -> ForgetReceipt:
+def purge(
+    parts: Parts, db: apsw.Connection, targets: list[tuple[int, str]], client: str, now: datetime
+) -> ForgetReceipt:
     """Delete the targets and their copies from every table and index. Events keep only that a purge
     happened, never the text. Runs inside the caller's write transaction."""
-    removed = dict.fromkeys(("memories", "copies", "fts", "vectors", "entities", "relations", "events",
-                             "event_details", "run_reports", "rederived", "reactivated"), 0)
+    removed = dict.fromkeys(
+        (
+            "memories",
+            "copies",
+            "fts",
+            "vectors",
+            "entities",
+            "relations",
+            "events",
+            "event_details",
+            "run_reports",
+            "rederived",
+            "reactivated",
+        ),
+        0,
+    )
     if not targets:
         return ForgetReceipt(forgotten=[], mode="purge", removed=removed)
     rows = _with_copies(db, [mid for _, mid in targets])
@@ -168,18 +183,22 @@ def _rederive(db: apsw.Connection, rowid: int, purged: dict[str, _Target]) -> No
         own = entity_index.undated(own)
     evidence = json.loads(metadata_json).get("consolidated_from") or []
     relatives = [  # the purged ones' links are gone already: these are the relatives that stay
-        (r.entities, r.metadata, r.type) for r in relations.merged_or_derived(db, memory_id)
-        if r.client == client and (r.superseded_by == memory_id if r.type == "merged_from" else r.id in evidence)]
+        (r.entities, r.metadata, r.type)
+        for r in relations.merged_or_derived(db, memory_id)
+        if r.client == client and (r.superseded_by == memory_id if r.type == "merged_from" else r.id in evidence)
+    ]
     entities: dict[tuple[str, str], Entity] = {(e.kind, e.value): e for e in own}
     for rel_entities, _, kind in relatives:
         for e in json.loads(rel_entities):
             if kind == "merged_from" or e["kind"] not in entity_index.DATED:
                 entities.setdefault((e["kind"], e["value"]), Entity(**e))
     final = list(entities.values())
-    metadata = _metadata_without(json.loads(metadata_json), purged,
-                                 [json.loads(m) for _, m, kind in relatives if kind == "merged_from"])
-    upkeep.set_derived(db, rowid, json.dumps([asdict(e) for e in final], ensure_ascii=False),
-                         json.dumps(metadata, ensure_ascii=False))
+    metadata = _metadata_without(
+        json.loads(metadata_json), purged, [json.loads(m) for _, m, kind in relatives if kind == "merged_from"]
+    )
+    upkeep.set_derived(
+        db, rowid, json.dumps([asdict(e) for e in final], ensure_ascii=False), json.dumps(metadata, ensure_ascii=False)
+    )
     entity_index.unindex(db, rowid)
     if layer != "working":
         entity_index.index(db, rowid, final, occurred)
@@ -187,8 +206,9 @@ def _rederive(db: apsw.Connection, rowid: int, purged: dict[str, _Target]) -> No
         keyword.add(db, rowid, content, [(e.kind, e.value) for e in final], occurred)
 
 
-def _metadata_without(metadata: dict[str, Any], purged: dict[str, _Target],
-                      merged: list[dict[str, Any]]) -> dict[str, Any]:
+def _metadata_without(
+    metadata: dict[str, Any], purged: dict[str, _Target], merged: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Drop purged ids from `consolidated_from`, and the values a merge copied in from a purged memory
     (same key, same value; kept when a memory still merged into this one has it too)."""
     out = dict(metadata)
@@ -196,8 +216,12 @@ def _metadata_without(metadata: dict[str, Any], purged: dict[str, _Target],
         out["consolidated_from"] = [i for i in out["consolidated_from"] if i not in purged]
     for row in purged.values():
         for key, value in json.loads(row.metadata).items():
-            if key not in ("consolidated_from", "method") and key in out and out[key] == value \
-                    and not any(m.get(key) == value for m in merged):
+            if (
+                key not in ("consolidated_from", "method")
+                and key in out
+                and out[key] == value
+                and not any(m.get(key) == value for m in merged)
+            ):
                 del out[key]
     return out
 

@@ -36,10 +36,12 @@ def _remove_orphans(ctx: RunContext) -> Iterator[None]:
         vector_orphans = [(index, r) for index in indexes for r in coverage.orphans(db, index.table)]
         fts_orphans = coverage.orphans(db, coverage.KEYWORD_TABLE)
     work: list[tuple[Callable[[apsw.Connection, int], int], int]] = [
-        *((index.delete, r) for index, r in vector_orphans), *((keyword.delete, r) for r in fts_orphans)]
+        *((index.delete, r) for index, r in vector_orphans),
+        *((keyword.delete, r) for r in fts_orphans),
+    ]
     for start in range(0, len(work), batch):
         with store.write() as db:
-            for delete, rowid in work[start:start + batch]:
+            for delete, rowid in work[start : start + batch]:
                 # Checked again inside the transaction: a write may have reused the rowid since.
                 if not coverage.is_long_term(db, rowid) and delete(db, rowid):
                     ctx.count("orphan_index_rows")
@@ -51,7 +53,7 @@ def _reindex_missing(ctx: RunContext) -> Iterator[None]:
     with parts.store.read() as db:
         missing = coverage.unindexed(db, None if ctx.switching else parts.vectors.table)
     for start in range(0, len(missing), batch):
-        chunk = missing[start:start + batch]
+        chunk = missing[start : start + batch]
         # Embedded before the write lock is taken.
         vectors = switching.embed_in_groups(parts.embed, [row.content for row in chunk])
         with parts.store.write() as db:

@@ -35,8 +35,18 @@ RESUME = "reflect.resume"
 LEASE = "reflect.lease"
 LEASE_SECONDS = 120  # a run that has not finished a batch for this long is taken to have died
 
-COUNTS = ("expired_working", "contradictions", "merged", "consolidated", "evidence_added", "archived",
-          "capacity_archived", "orphan_index_rows", "repaired", "dead_links")
+COUNTS = (
+    "expired_working",
+    "contradictions",
+    "merged",
+    "consolidated",
+    "evidence_added",
+    "archived",
+    "capacity_archived",
+    "orphan_index_rows",
+    "repaired",
+    "dead_links",
+)
 
 Progress = Callable[[str, int], None]
 
@@ -53,13 +63,20 @@ def passes(summarizer: Summarizer | None) -> list[tuple[str, Pass]]:
     ]
 
 
-def run_maintenance(parts: Parts, client: str, *, policy: MaintenancePolicy | None = None,
-                    should_stop: Callable[[], bool] | None = None, progress: Progress | None = None,
-                    summarizer: Summarizer | None = None) -> dict[str, Any]:
+def run_maintenance(
+    parts: Parts,
+    client: str,
+    *,
+    policy: MaintenancePolicy | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+    summarizer: Summarizer | None = None,
+) -> dict[str, Any]:
     """Run maintenance now (or continue a stopped run). Returns the report, also stored with the run."""
     started = time.perf_counter()
-    ctx = RunContext(parts=parts, client=client, now=parts.clock(),
-                     policy=policy or MaintenancePolicy.from_settings(parts.settings))
+    ctx = RunContext(
+        parts=parts, client=client, now=parts.clock(), policy=policy or MaintenancePolicy.from_settings(parts.settings)
+    )
     ctx.report.update({key: 0 for key in COUNTS})
     lease = f"{os.getpid()}:{id(ctx)}"
     with parts.store.write() as db:
@@ -91,15 +108,30 @@ def run_maintenance(parts: Parts, client: str, *, policy: MaintenancePolicy | No
     except BaseException as exc:
         _end(parts, run_id, ctx, started, "failed", batches, None, resume, lease, error=repr(exc))
         raise
-    return _end(parts, run_id, ctx, started, "stopped" if stopped_at else "done", batches, stopped_at,
-                resume, lease)
+    return _end(parts, run_id, ctx, started, "stopped" if stopped_at else "done", batches, stopped_at, resume, lease)
 
 
-def _end(parts: Parts, run_id: int, ctx: RunContext, started: float, status: str, batches: int,
-         stopped_at: str | None, resumed: str, lease: str, error: str | None = None) -> dict[str, Any]:
+def _end(
+    parts: Parts,
+    run_id: int,
+    ctx: RunContext,
+    started: float,
+    status: str,
+    batches: int,
+    stopped_at: str | None,
+    resumed: str,
+    lease: str,
+    error: str | None = None,
+) -> dict[str, Any]:
     ctx.report["seconds"] = round(time.perf_counter() - started, 3)
-    ctx.report["run"] = {"id": run_id, "status": status, "batches": batches, "resumed_from": resumed or None,
-                         "stopped_at": stopped_at, **({"error": error} if error else {})}
+    ctx.report["run"] = {
+        "id": run_id,
+        "status": status,
+        "batches": batches,
+        "resumed_from": resumed or None,
+        "stopped_at": stopped_at,
+        **({"error": error} if error else {}),
+    }
     with parts.store.write() as db:
         if status == "done":
             meta.remove(db, RESUME)

@@ -1,1 +1,2 @@
-"""The embedding model: loading, the default model's conversion, thread choice, calibration, switching and re-embedding."""
+"""The embedding model: loading, the default model's conversion, thread choice, calibration, switching
+and re-embedding."""

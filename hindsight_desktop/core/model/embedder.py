@@ -89,10 +89,12 @@ class Embedder:
                 raise ModelError(f"{model_path} does not name its tokenizer file")
             sidecar = model_path.with_name(name)
             self._tokenize = self._llm.tokenize = unigram.load(  # type: ignore[method-assign]
-                sidecar, metadata.get(unigram.TOKENIZER_SHA_KEY)).llama_tokenize
+                sidecar, metadata.get(unigram.TOKENIZER_SHA_KEY)
+            ).llama_tokenize
         elif metadata.get(unigram.TOKENIZER_KEY):
-            raise ModelError(f"{model_path} needs a tokenizer this version does not have: "
-                             f"{metadata[unigram.TOKENIZER_KEY]!r}")
+            raise ModelError(
+                f"{model_path} needs a tokenizer this version does not have: {metadata[unigram.TOKENIZER_KEY]!r}"
+            )
         release_freed_memory()
 
     def token_ids(self, text: str, kind: str = PASSAGE) -> list[int]:
@@ -119,7 +121,7 @@ class Embedder:
             # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
             # sequence at once (+48 MB for 77 texts), and measured slower per text than small groups.
             for start in range(0, len(cleaned), EMBED_GROUP):
-                group = cleaned[start:start + EMBED_GROUP]
+                group = cleaned[start : start + EMBED_GROUP]
                 threads = self._use_threads(self._chooser.choose())
                 started = time.perf_counter()
                 rows.extend(self._llm.embed(group, normalize=False, truncate=True))

@@ -92,8 +92,10 @@ def load(store: Store, source: ModelSource, clock: Callable[[], datetime]) -> Lo
             _switch_away_from_missing(store, state, source.configured(), clock())
             continue
         if active is None and target is None:
-            raise ModelError(f"neither {state.active.model_id} nor {state.target.model_id if state.target else '?'} "
-                             "can be loaded; choose a model with `hindsight-desktop model use PATH`")
+            raise ModelError(
+                f"neither {state.active.model_id} nor {state.target.model_id if state.target else '?'} "
+                "can be loaded; choose a model with `hindsight-desktop model use PATH`"
+            )
         if _adopt_new_ids(store, state, active, target, clock()):
             continue  # read the state again under the new ids
         _record_paths(store, state, active, target)
@@ -121,12 +123,16 @@ def _switch_away_from_missing(store: Store, seen: models.SpaceState, embedder: E
         models.begin_switch(db, state.active, row, now)
 
 
-def _adopt_new_ids(store: Store, state: models.SpaceState, active: Embedder | None, target: Embedder | None,
-                   now: datetime) -> bool:
+def _adopt_new_ids(
+    store: Store, state: models.SpaceState, active: Embedder | None, target: Embedder | None, now: datetime
+) -> bool:
     """Rename a model row found under a newer file's id (one that gives exactly its vectors, such as the
     default model after its vocabulary moved out of the GGUF), so the vectors stay without a re-embed."""
-    renames = [(e, row) for e, row in ((active, state.active), (target, state.target))
-               if e is not None and row is not None and e.model_id != row.model_id]
+    renames = [
+        (e, row)
+        for e, row in ((active, state.active), (target, state.target))
+        if e is not None and row is not None and e.model_id != row.model_id
+    ]
     if not renames:
         return False
     changed = False
@@ -135,8 +141,9 @@ def _adopt_new_ids(store: Store, state: models.SpaceState, active: Embedder | No
             return True  # another process changed it: look again
         for embedder, row in renames:
             if models.rename(db, row.num, embedder.model_id):
-                log_event(db, to_db(now), "model_renamed", None, SYSTEM,
-                          {"from": row.model_id, "to": embedder.model_id})
+                log_event(
+                    db, to_db(now), "model_renamed", None, SYSTEM, {"from": row.model_id, "to": embedder.model_id}
+                )
                 changed = True
         if changed:
             models.bump_generation(db)
@@ -144,8 +151,11 @@ def _adopt_new_ids(store: Store, state: models.SpaceState, active: Embedder | No
 
 
 def _record_paths(store: Store, state: models.SpaceState, *found: Embedder | None) -> None:
-    stale = [(e, row) for e, row in zip(found, (state.active, state.target), strict=True)
-             if e is not None and row is not None and _path(e) and row.path != _path(e)]
+    stale = [
+        (e, row)
+        for e, row in zip(found, (state.active, state.target), strict=True)
+        if e is not None and row is not None and _path(e) and row.path != _path(e)
+    ]
     if stale:
         with store.write() as db:
             for embedder, row in stale:

@@ -48,14 +48,15 @@ def choose(store: Store, embedder: Embedder, now: datetime, client: str) -> str:
             if state.switch is None:
                 return "unchanged"
             models.cancel_switch(db, now)  # back to the model in use: the half-made vectors go
-            log_event(db, to_db(now), "model_switch", None, client, {"cancelled": state.target and state.target.model_id})
+            log_event(
+                db, to_db(now), "model_switch", None, client, {"cancelled": state.target and state.target.model_id}
+            )
             return "cancelled"
         if state.target is not None and state.target.model_id == embedder.model_id:
             return "switching"
         row = models.register(db, embedder.model_id, embedder.dim, path, now)
         models.begin_switch(db, state.active, row, now)
-        log_event(db, to_db(now), "model_switch", None, client,
-                  {"from": state.active.model_id, "to": row.model_id})
+        log_event(db, to_db(now), "model_switch", None, client, {"from": state.active.model_id, "to": row.model_id})
     return "started"
 
 
@@ -64,9 +65,14 @@ def status(store: Store) -> dict[str, Any]:
         state = models.read_state(db)
         total = vectors.long_term_count(db)
         done = vectors.long_term_count(db, state.switch.cursor) if state.switch else total
-    return {"active": _describe(state.active), "target": _describe(state.target),
-            "switching": state.switch is not None, "done": done, "total": total,
-            "started_at": state.switch.started_at if state.switch else None}
+    return {
+        "active": _describe(state.active),
+        "target": _describe(state.target),
+        "switching": state.switch is not None,
+        "done": done,
+        "total": total,
+        "started_at": state.switch.started_at if state.switch else None,
+    }
 
 
 def _describe(row: models.ModelRow | None) -> dict[str, Any] | None:
@@ -82,8 +88,14 @@ class _Plan:
     total: int
 
 
-def run(parts: Parts, client: str, *, batch: int = DEFAULT_BATCH, progress: Progress | None = None,
-        should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+def run(
+    parts: Parts,
+    client: str,
+    *,
+    batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
     """Re-embed until the switch is done or `should_stop()` says stop (checked after every batch)."""
     store = parts.store
     with store.read() as db:
@@ -118,12 +130,23 @@ def run(parts: Parts, client: str, *, batch: int = DEFAULT_BATCH, progress: Prog
                 break
     except BaseException as exc:
         with store.write() as db:
-            finish_run(db, run_id, to_db(parts.clock()), "failed", time.perf_counter() - started,
-                       {"error": repr(exc), "reembedded": written})
+            finish_run(
+                db,
+                run_id,
+                to_db(parts.clock()),
+                "failed",
+                time.perf_counter() - started,
+                {"error": repr(exc), "reembedded": written},
+            )
         raise
     seconds = round(time.perf_counter() - started, 3)
-    report = {"status": outcome, "reembedded": written, "batches": batches, "seconds": seconds,
-              "per_second": round(written / seconds, 1) if seconds else None}
+    report = {
+        "status": outcome,
+        "reembedded": written,
+        "batches": batches,
+        "seconds": seconds,
+        "per_second": round(written / seconds, 1) if seconds else None,
+    }
     with store.write() as db:
         finish_run(db, run_id, to_db(parts.clock()), "done" if outcome == "done" else "stopped", seconds, report)
     return {**report, **status(store)}
@@ -194,9 +217,17 @@ def _finish(store: Store, index: VectorIndex, seen: models.SwitchRow, now: datet
         models.set_active(db, seen.to_num)
         models.end_switch(db)
         models.bump_generation(db)
-        log_event(db, to_db(now), "model_switch", None, client,
-                  {"finished": state.target.model_id if state.target else None,
-                   "retired": state.active.model_id if state.active else None})
+        log_event(
+            db,
+            to_db(now),
+            "model_switch",
+            None,
+            client,
+            {
+                "finished": state.target.model_id if state.target else None,
+                "retired": state.active.model_id if state.active else None,
+            },
+        )
     return True
 
 
@@ -207,8 +238,7 @@ class ReembedJob:
         self._stop = threading.Event()
         self.result: dict[str, Any] | None = None
         self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(work, progress), name="hindsight-reembed",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(work, progress), name="hindsight-reembed", daemon=True)
         self._thread.start()
 
     def _run(self, work: Callable[..., dict[str, Any]], progress: Progress | None) -> None:

@@ -31,7 +31,7 @@ def embed_in_groups(embed: Embed, texts: list[str], dim: int | None = None) -> n
     Measured on two cores, 4 short texts per call ran at ~95 texts/s, 64 per call at ~40."""
     if not texts:
         return np.zeros((0, dim or 0), np.float32)
-    return np.vstack([embed(texts[i:i + EMBED_GROUP]) for i in range(0, len(texts), EMBED_GROUP)])
+    return np.vstack([embed(texts[i : i + EMBED_GROUP]) for i in range(0, len(texts), EMBED_GROUP)])
 
 
 # ---- the joint space used during a switch -------------------------------------------------------
@@ -55,8 +55,9 @@ class JointEmbed:
         n = len(texts)
         new = self.new(texts, kind) if self.new is not None else np.zeros((n, self.new_dim), np.float32)
         old = self.old(texts, kind) if self.old is not None else np.zeros((n, self.old_dim), np.float32)
-        return np.hstack([np.asarray(new, np.float32).reshape(n, self.new_dim),
-                          np.asarray(old, np.float32).reshape(n, self.old_dim)])
+        return np.hstack(
+            [np.asarray(new, np.float32).reshape(n, self.new_dim), np.asarray(old, np.float32).reshape(n, self.old_dim)]
+        )
 
 
 class SwitchingIndex:
@@ -79,7 +80,7 @@ class SwitchingIndex:
     def _split(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if vector.shape != (self.dim,):
             raise ValueError(f"vector has shape {vector.shape}; the joint index holds {self.dim} dimensions")
-        return vector[: self.new.dim], vector[self.new.dim:]
+        return vector[: self.new.dim], vector[self.new.dim :]
 
     def add(self, db: apsw.Connection, rowid: int, vector: np.ndarray) -> None:
         new, old = self._split(vector)
@@ -100,8 +101,9 @@ class SwitchingIndex:
     def _in_new(self, db: apsw.Connection, rowids: list[int]) -> set[int]:
         return set(self.new.vectors(db, rowids)) if self.has_new else set()
 
-    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int,
-                hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def nearest(
+        self, db: apsw.Connection, vector: np.ndarray, k: int, hidden: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
         qnew, qold = self._split(vector)
         hits: dict[int, float] = {}
         if self.has_new and qnew.any():
@@ -110,8 +112,9 @@ class SwitchingIndex:
             hits.update(self._old_only(db, qold, k, hidden))
         return sorted(hits.items(), key=lambda item: -item[1])[:k]
 
-    def _old_only(self, db: apsw.Connection, query: np.ndarray, k: int,
-                  hidden: np.ndarray | None) -> list[tuple[int, float]]:
+    def _old_only(
+        self, db: apsw.Connection, query: np.ndarray, k: int, hidden: np.ndarray | None
+    ) -> list[tuple[int, float]]:
         """The k best old-space hits among memories not yet re-embedded."""
         if not self.has_new:
             return self.old.nearest(db, query, k, hidden)  # this process scores everything in the old space

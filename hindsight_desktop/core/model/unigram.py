@@ -49,8 +49,17 @@ _FORMAT = 1
 class UnigramTokenizer:
     """Text -> token ids for one SentencePiece unigram vocabulary."""
 
-    def __init__(self, pieces: Sequence[str], scores: Sequence[float], kinds: Sequence[int],
-                 normalise: dict[str, str], *, bos: int, eos: int, unk: int) -> None:
+    def __init__(
+        self,
+        pieces: Sequence[str],
+        scores: Sequence[float],
+        kinds: Sequence[int],
+        normalise: dict[str, str],
+        *,
+        bos: int,
+        eos: int,
+        unk: int,
+    ) -> None:
         if not (len(pieces) == len(scores) == len(kinds)) or not pieces:
             raise ModelError("a tokenizer needs one score and one kind for every piece")
         self.bos, self.eos, self.unk = bos, eos, unk
@@ -94,7 +103,7 @@ class UnigramTokenizer:
         hashes: list[int] = []
         starts: list[np.ndarray] = []
         for length in range(1, min(self._longest, n) + 1):
-            hashes.extend([hash(word[i:i + length]) ^ length for i in range(n - length + 1)])  # _key, inlined
+            hashes.extend([hash(word[i : i + length]) ^ length for i in range(n - length + 1)])  # _key, inlined
             starts.append(np.arange(n - length + 1))
         wanted = np.asarray(hashes, dtype=np.int64)
         where = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
@@ -103,11 +112,15 @@ class UnigramTokenizer:
         size = np.repeat(np.arange(1, len(starts) + 1), [len(s) for s in starts])[found]
         order = np.lexsort((size, start))  # by start, then shortest first: llama.cpp's order
         rows = where[found][order]
-        return tuple(self._best_path(n, start[order].tolist(), size[order].tolist(),
-                                     self._ids[rows].tolist(), self._scores[rows].tolist()))
+        return tuple(
+            self._best_path(
+                n, start[order].tolist(), size[order].tolist(), self._ids[rows].tolist(), self._scores[rows].tolist()
+            )
+        )
 
-    def _best_path(self, n: int, starts: list[int], lengths: list[int], ids: list[int],
-                   scores: list[float]) -> list[int]:
+    def _best_path(
+        self, n: int, starts: list[int], lengths: list[int], ids: list[int], scores: list[float]
+    ) -> list[int]:
         best = [-math.inf] * (n + 1)
         best[0] = 0.0
         came_from = [0] * (n + 1)
@@ -153,8 +166,17 @@ class UnigramTokenizer:
 
 
 # ---- the sidecar file ---------------------------------------------------------------------------
-def save(path: Path, pieces: Sequence[bytes], scores: np.ndarray, kinds: Sequence[int],
-         normalise: dict[str, str], *, bos: int, eos: int, unk: int) -> str:
+def save(
+    path: Path,
+    pieces: Sequence[bytes],
+    scores: np.ndarray,
+    kinds: Sequence[int],
+    normalise: dict[str, str],
+    *,
+    bos: int,
+    eos: int,
+    unk: int,
+) -> str:
     """Write the vocabulary atomically to `path` (a .npz file); returns its SHA-256."""
     offsets = np.zeros(len(pieces) + 1, dtype=np.uint32)
     offsets[1:] = np.cumsum([len(p) for p in pieces])
@@ -164,10 +186,13 @@ def save(path: Path, pieces: Sequence[bytes], scores: np.ndarray, kinds: Sequenc
     value_offsets[1:] = np.cumsum([len(v) for v in values])
     arrays: dict[str, Any] = {
         "format": np.asarray([_FORMAT, bos, eos, unk], dtype=np.int64),
-        "pieces": np.frombuffer(b"".join(pieces), dtype=np.uint8), "offsets": offsets,
-        "scores": np.asarray(scores, dtype=np.float32), "kinds": np.asarray(kinds, dtype=np.uint8),
+        "pieces": np.frombuffer(b"".join(pieces), dtype=np.uint8),
+        "offsets": offsets,
+        "scores": np.asarray(scores, dtype=np.float32),
+        "kinds": np.asarray(kinds, dtype=np.uint8),
         "norm_from": np.asarray([ord(k) for k in keys], dtype=np.uint32),
-        "norm_to": np.frombuffer(b"".join(values), dtype=np.uint8), "norm_offsets": value_offsets,
+        "norm_to": np.frombuffer(b"".join(values), dtype=np.uint8),
+        "norm_offsets": value_offsets,
     }
     with private_bytes_writer(path) as handle:
         np.savez(handle, **arrays)
@@ -192,8 +217,9 @@ def load(path: Path, expected_sha256: str | None = None) -> UnigramTokenizer:
     if header[0] != _FORMAT:
         raise ModelError(f"{path} is a tokenizer file of format {header[0]}; this version reads {_FORMAT}")
     pieces = _Pieces(blob, offsets)
-    normalise = {chr(int(cp)): norm_to[norm_offsets[i]:norm_offsets[i + 1]].decode("utf-8")
-                 for i, cp in enumerate(norm_from)}
+    normalise = {
+        chr(int(cp)): norm_to[norm_offsets[i] : norm_offsets[i + 1]].decode("utf-8") for i, cp in enumerate(norm_from)
+    }
     return UnigramTokenizer(pieces, scores, kinds, normalise, bos=header[1], eos=header[2], unk=header[3])
 
 
@@ -209,7 +235,7 @@ class _Pieces(Sequence[str]):
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return self._blob[int(self._offsets[index]):int(self._offsets[index + 1])].decode("utf-8")
+        return self._blob[int(self._offsets[index]) : int(self._offsets[index + 1])].decode("utf-8")
 
 
 def _key(piece: str) -> int:

@@ -24,8 +24,14 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def write_json(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-               events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+def write_json(
+    out: TextIO,
+    header: dict[str, Any],
+    memories: Iterable[dict[str, Any]],
+    links: Related,
+    events: Related,
+    trailer: Trailer | None = None,
+) -> dict[str, int]:
     """One JSON object: the header's fields, then "memories", "links" and "events" arrays, then the
     trailer's fields."""
     out.write("{\n")
@@ -59,8 +65,14 @@ def _array(out: TextIO, name: str, items: Iterable[dict[str, Any]], last: bool) 
     return n
 
 
-def write_jsonl(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-                events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+def write_jsonl(
+    out: TextIO,
+    header: dict[str, Any],
+    memories: Iterable[dict[str, Any]],
+    links: Related,
+    events: Related,
+    trailer: Trailer | None = None,
+) -> dict[str, int]:
     """One JSON object per line, each tagged with "record": header, memory, link or event; the trailer's
     fields last, on a line of their own tagged "seal"."""
     out.write(_dump({"record": "header", **header}) + "\n")
@@ -76,8 +88,14 @@ def write_jsonl(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str
     return counts
 
 
-def write_csv(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-              events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+def write_csv(
+    out: TextIO,
+    header: dict[str, Any],
+    memories: Iterable[dict[str, Any]],
+    links: Related,
+    events: Related,
+    trailer: Trailer | None = None,
+) -> dict[str, int]:
     """One row per memory, every field; entities and metadata as JSON text. No links or history."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIELDS)
@@ -112,8 +130,14 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def write_markdown(out: TextIO, header: dict[str, Any], memories: Iterable[dict[str, Any]], links: Related,
-                   events: Related, trailer: Trailer | None = None) -> dict[str, int]:
+def write_markdown(
+    out: TextIO,
+    header: dict[str, Any],
+    memories: Iterable[dict[str, Any]],
+    links: Related,
+    events: Related,
+    trailer: Trailer | None = None,
+) -> dict[str, int]:
     """For a person to read: grouped by layer, then by day (newest first), times in local time."""
     by_layer: dict[str, list[tuple[datetime, dict[str, Any]]]] = {}
     n = 0

@@ -94,8 +94,9 @@ def detect(path: Path, text: str) -> str:
             return "json"
         if isinstance(whole, dict) and ("entities" in whole or "relations" in whole):
             return "mcp-memory"
-        raise InvalidInput(f"{Path(path).name}: JSON that is neither a Hindsight Desktop export nor an MCP "
-                           "memory file; give --format")
+        raise InvalidInput(
+            f"{Path(path).name}: JSON that is neither a Hindsight Desktop export nor an MCP memory file; give --format"
+        )
     if suffix == ".csv":
         normalise("csv")
     if suffix in (".md", ".markdown"):
@@ -115,6 +116,7 @@ def _first_object(line: str, where: str) -> dict[str, Any] | None:
 
 # ---- the app's own formats ----------------------------------------------------------------------
 
+
 def parse_bundle(text: str, name: str) -> Bundle:
     data = json_input.load(text, name)
     if not isinstance(data, dict) or data.get("format") != own_format.FORMAT:
@@ -132,7 +134,9 @@ def parse_bundle(text: str, name: str) -> Bundle:
     for i, raw in enumerate(data.get("memories", [])):
         bundle.memories.append(own_format.check_memory(raw, f"{name}: memories[{i}]"))
     bundle.links = [own_format.check_link(raw, f"{name}: links[{i}]") for i, raw in enumerate(data.get("links", []))]
-    bundle.events = [own_format.check_event(raw, f"{name}: events[{i}]") for i, raw in enumerate(data.get("events", []))]
+    bundle.events = [
+        own_format.check_event(raw, f"{name}: events[{i}]") for i, raw in enumerate(data.get("events", []))
+    ]
     return bundle
 
 
@@ -176,7 +180,9 @@ def _check_version(value: Any, where: str) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise InvalidInput(f"{where} must be a whole number")
     if value > own_format.VERSION:
-        raise InvalidInput(f"{where} is {value}; this Hindsight Desktop reads up to {own_format.VERSION}: please upgrade")
+        raise InvalidInput(
+            f"{where} is {value}; this Hindsight Desktop reads up to {own_format.VERSION}: please upgrade"
+        )
 
 
 def _json_line(line: str, where: str) -> dict[str, Any]:
@@ -187,6 +193,7 @@ def _json_line(line: str, where: str) -> dict[str, Any]:
 
 
 # ---- other tools' formats -----------------------------------------------------------------------
+
 
 def parse_mcp_memory(text: str, name: str) -> list[Item]:
     """The official MCP memory server's knowledge graph: entities with observations, and relations.
@@ -207,8 +214,14 @@ def parse_mcp_memory(text: str, name: str) -> list[Item]:
         content = f"{_display(rel['from'])} {_display(rel['relationType'])} {_display(rel['to'])}."
         source, target = f"entity:{rel['from']}", f"entity:{rel['to']}"
         # Linked to both entities, and the entities to each other under the relation's own name.
-        items.append(Item(where, content, {"source": "mcp-memory", "relation": rel["relationType"]},
-                          links=[("", source, "about"), ("", target, "about"), (source, target, kind)]))
+        items.append(
+            Item(
+                where,
+                content,
+                {"source": "mcp-memory", "relation": rel["relationType"]},
+                links=[("", source, "about"), ("", target, "about"), (source, target, kind)],
+            )
+        )
     return items
 
 
@@ -220,12 +233,17 @@ def _graph(text: str, name: str) -> tuple[list[tuple[str, dict]], list[tuple[str
         whole = None  # one object per line, each read (and refused) on its own below
     if isinstance(whole, dict) and "type" not in whole:
         # The older layout: one JSON object with "entities" and "relations" arrays.
-        lines = [_tagged(f"{name}: {key}[{i}]", item, kind)
-                 for key, kind in (("entities", "entity"), ("relations", "relation"))
-                 for i, item in enumerate(whole.get(key) or [])]
+        lines = [
+            _tagged(f"{name}: {key}[{i}]", item, kind)
+            for key, kind in (("entities", "entity"), ("relations", "relation"))
+            for i, item in enumerate(whole.get(key) or [])
+        ]
     else:
-        lines = [(f"{name}, line {n}", _json_line(line, f"{name}, line {n}"))
-                 for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        lines = [
+            (f"{name}, line {n}", _json_line(line, f"{name}, line {n}"))
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.strip()
+        ]
     entities, relations = [], []
     for where, raw in lines:
         if raw.get("type") == "entity":
@@ -234,8 +252,16 @@ def _graph(text: str, name: str) -> tuple[list[tuple[str, dict]], list[tuple[str
             observations = raw.get("observations", [])
             if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
                 raise InvalidInput(f"{where}: field 'observations' must be a list of text")
-            entities.append((where, {"name": raw["name"], "entityType": str(raw.get("entityType") or "thing"),
-                                     "observations": [o.strip() for o in observations if o.strip()]}))
+            entities.append(
+                (
+                    where,
+                    {
+                        "name": raw["name"],
+                        "entityType": str(raw.get("entityType") or "thing"),
+                        "observations": [o.strip() for o in observations if o.strip()],
+                    },
+                )
+            )
         elif raw.get("type") == "relation":
             for key in ("from", "to", "relationType"):
                 if not isinstance(raw.get(key), str) or not raw[key].strip():
@@ -269,8 +295,9 @@ def parse_paragraphs(text: str, name: str, source: str) -> list[Item]:
             continue
         body = [ln for ln in block if not _RULE.match(ln)]
         if body:
-            items.append(Item(f"{name}, line {start}", "\n".join(body).strip(),
-                              {"source": source, "file": name, "line": start}))
+            items.append(
+                Item(f"{name}, line {start}", "\n".join(body).strip(), {"source": source, "file": name, "line": start})
+            )
         block = []
     return items
 
@@ -281,6 +308,7 @@ def parse_lines(text: str, name: str) -> list[Item]:
     for number, line in enumerate(text.splitlines(), 1):
         content = _BULLET.sub("", line).strip()
         if content and not _RULE.match(line):
-            items.append(Item(f"{name}, line {number}", content, {"source": "memories list", "file": name,
-                                                                    "line": number}))
+            items.append(
+                Item(f"{name}, line {number}", content, {"source": "memories list", "file": name, "line": number})
+            )
     return items

@@ -78,8 +78,10 @@ def in_one_transaction(parts: Parts, dry_run: bool, work: Callable[[apsw.Connect
 
 # ---- the app's own format ------------------------------------------------------------------------
 
-def restore_bundle(parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None, *,
-                   trusted: bool = False) -> None:
+
+def restore_bundle(
+    parts: Parts, bundle: Bundle, report: ImportReport, progress: Progress | None, *, trusted: bool = False
+) -> None:
     """Restore an own-format bundle. Unless `trusted` (sealed here, or the person vouches for it), what
     the file claims about its writers is not believed: see `attribute`."""
     report.read = len(bundle.memories)
@@ -161,15 +163,22 @@ def _vectors_for(parts: Parts, records: list[dict[str, Any]]) -> dict[str, np.nd
         else:
             todo.append(record)
     for start in range(0, len(todo), EMBED_CHUNK):
-        chunk = todo[start:start + EMBED_CHUNK]
-        for record, vector in zip(chunk, switching.embed_in_groups(parts.embed, [r["content"] for r in chunk]),
-                                  strict=True):
+        chunk = todo[start : start + EMBED_CHUNK]
+        for record, vector in zip(
+            chunk, switching.embed_in_groups(parts.embed, [r["content"] for r in chunk]), strict=True
+        ):
             vectors[record["id"]] = vector
     return vectors
 
 
-def _insert(parts: Parts, db: apsw.Connection, record: dict[str, Any], vector: np.ndarray | None,
-            known: set[str], report: ImportReport) -> None:
+def _insert(
+    parts: Parts,
+    db: apsw.Connection,
+    record: dict[str, Any],
+    vector: np.ndarray | None,
+    known: set[str],
+    report: ImportReport,
+) -> None:
     row = {k: record[k] for k in FIELDS}
     if row["superseded_by"] is not None and not _exists(db, row["superseded_by"], known):
         row["superseded_by"] = None
@@ -188,6 +197,7 @@ def _insert(parts: Parts, db: apsw.Connection, record: dict[str, Any], vector: n
 
 # ---- everything else: through the write pipeline ----------------------------------------------------
 
+
 class _Staged(EmbedCache):
     """The pipeline's embed function with the import's vectors computed in advance."""
 
@@ -202,8 +212,7 @@ class _Staged(EmbedCache):
         return np.stack([self.vectors[t] for t in texts])
 
 
-def write_items(parts: Parts, items: list[Item], client: str, report: ImportReport,
-                progress: Progress | None) -> None:
+def write_items(parts: Parts, items: list[Item], client: str, report: ImportReport, progress: Progress | None) -> None:
     report.read = len(items)
     for item in items:  # cheap checks first, so a bad line fails before any model time is spent
         try:
@@ -217,8 +226,9 @@ def write_items(parts: Parts, items: list[Item], client: str, report: ImportRepo
         keys: dict[str, str] = {}
         for i, item in enumerate(items, 1):
             try:
-                result = write(staged, WriteRequest(content=item.content, client=client, metadata=item.metadata,
-                                                    explicit=True))
+                result = write(
+                    staged, WriteRequest(content=item.content, client=client, metadata=item.metadata, explicit=True)
+                )
             except InvalidInput as exc:
                 raise InvalidInput(f"{item.where}: {exc}") from None
             ids.append(result.id)
@@ -229,8 +239,9 @@ def write_items(parts: Parts, items: list[Item], client: str, report: ImportRepo
             report.duplicates += action == "duplicate"
             report.superseded += len(result.supersedes)
             report.redactions += result.redactions
-            report.items.append({"where": item.where, "action": action, "id": result.id,
-                                 "redactions": result.redactions})
+            report.items.append(
+                {"where": item.where, "action": action, "id": result.id, "redactions": result.redactions}
+            )
             if progress is not None:
                 progress(i, len(items))
         for item, memory_id in zip(items, ids, strict=True):
@@ -245,11 +256,15 @@ def write_items(parts: Parts, items: list[Item], client: str, report: ImportRepo
 def _pre_embed(parts: Parts, items: list[Item]) -> dict[str, np.ndarray]:
     """Vectors for the texts exactly as the pipeline will embed them (normalised, then redacted)."""
     personal = parts.settings.redact_personal_ids
-    texts = list(dict.fromkeys(redact_secrets(unicodedata.normalize("NFC", i.content.strip()), personal)[0]
-                               for i in items if i.content.strip()))
+    texts = list(
+        dict.fromkeys(
+            redact_secrets(unicodedata.normalize("NFC", i.content.strip()), personal)[0]
+            for i in items
+            if i.content.strip()
+        )
+    )
     vectors: dict[str, np.ndarray] = {}
     for start in range(0, len(texts), EMBED_CHUNK):
-        chunk = texts[start:start + EMBED_CHUNK]
+        chunk = texts[start : start + EMBED_CHUNK]
         vectors.update(zip(chunk, switching.embed_in_groups(parts.embed, chunk), strict=True))
     return vectors
-

@@ -64,8 +64,10 @@ def read_bytes(path: Path) -> bytes:
 
 def _check_size(path: Path, size: int) -> None:
     if size > MAX_FILE_BYTES:
-        raise InvalidInput(f"{path.name} is {size / (1 << 20):.0f} MB; an import file may be at most "
-                           f"{MAX_FILE_BYTES >> 20} MB (split it, or export less)")
+        raise InvalidInput(
+            f"{path.name} is {size / (1 << 20):.0f} MB; an import file may be at most "
+            f"{MAX_FILE_BYTES >> 20} MB (split it, or export less)"
+        )
 
 
 def load(text: str, where: str, *, line: bool = False) -> Any:

@@ -28,10 +28,33 @@ from hindsight_desktop.core.timeutil import parse_when, to_db
 
 FORMAT = "hindsight-desktop"
 VERSION = 1
-FIELDS = ("id", "content", "summary", "layer", "type", "importance", "pinned", "client", "scope", "session_id",
-          "status", "superseded_by", "created_at", "occurred_at", "updated_at", "last_accessed_at",
-          "access_count", "expires_at", "entities", "metadata", "content_hash", "fact_key", "fact_value",
-          "stability", "reviewed_at")
+FIELDS = (
+    "id",
+    "content",
+    "summary",
+    "layer",
+    "type",
+    "importance",
+    "pinned",
+    "client",
+    "scope",
+    "session_id",
+    "status",
+    "superseded_by",
+    "created_at",
+    "occurred_at",
+    "updated_at",
+    "last_accessed_at",
+    "access_count",
+    "expires_at",
+    "entities",
+    "metadata",
+    "content_hash",
+    "fact_key",
+    "fact_value",
+    "stability",
+    "reviewed_at",
+)
 LINK_FIELDS = ("source_id", "target_id", "type", "strength", "created_at")
 EVENT_FIELDS = ("id", "at", "kind", "memory_id", "client", "detail")
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
@@ -74,8 +97,9 @@ def _vectors(db: apsw.Connection, tables: list[models.ModelRow], rowids: list[in
         if not rowids or not models.table_exists(db, model.table):
             continue
         for rowid, blob in vectors.stored_vectors(db, model.table, rowids):
-            found.setdefault(rowid, {"model": model.model_id, "dim": model.dim,
-                                     "data": base64.b64encode(blob).decode("ascii")})
+            found.setdefault(
+                rowid, {"model": model.model_id, "dim": model.dim, "data": base64.b64encode(blob).decode("ascii")}
+            )
     return found
 
 
@@ -94,6 +118,7 @@ def events(db: apsw.Connection, ids: set[str] | None) -> Iterator[dict[str, Any]
 
 
 # ---- checking records that come back in -------------------------------------------------------
+
 
 def check_memory(raw: Any, where: str) -> dict[str, Any]:
     """A memory record as it will be stored, or InvalidInput naming `where` and the field."""
@@ -196,8 +221,13 @@ def check_link(raw: Any, where: str) -> tuple[str, str, str, float, str]:
     try:
         kind = _required(validate.label(raw.get("type"), "type"), "type")
         strength = _required(validate.unit_interval(raw.get("strength", 1.0), "strength"), "strength")
-        return (_identifier(raw.get("source_id"), "source_id"), _identifier(raw.get("target_id"), "target_id"),
-                kind, strength, to_db(parse_when(raw.get("created_at"), "created_at")))
+        return (
+            _identifier(raw.get("source_id"), "source_id"),
+            _identifier(raw.get("target_id"), "target_id"),
+            kind,
+            strength,
+            to_db(parse_when(raw.get("created_at"), "created_at")),
+        )
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from None
 
@@ -214,8 +244,13 @@ def check_event(raw: Any, where: str) -> tuple[int | None, str, str, str | None,
         event_id = raw.get("id")
         if event_id is not None and (isinstance(event_id, bool) or not isinstance(event_id, int)):
             raise InvalidInput("field 'id' must be a whole number")
-        return (event_id, to_db(parse_when(raw.get("at"), "at")), kind,
-                None if memory is None else _identifier(memory, "memory_id"), validate.client_name(raw.get("client")),
-                json.dumps(detail, ensure_ascii=False))
+        return (
+            event_id,
+            to_db(parse_when(raw.get("at"), "at")),
+            kind,
+            None if memory is None else _identifier(memory, "memory_id"),
+            validate.client_name(raw.get("client")),
+            json.dumps(detail, ensure_ascii=False),
+        )
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from None

@@ -40,9 +40,16 @@ from hindsight_desktop.core.timeutil import to_db
 Progress = Callable[[int, int], None]
 
 
-def export_memories(parts: Parts, fmt: str, path_or_stream: str | os.PathLike[str] | IO[str],
-                    filters: MemoryFilter | None = None, progress: Progress | None = None, *,
-                    embeddings: bool = False, ids: list[str] | None = None) -> dict[str, Any]:
+def export_memories(
+    parts: Parts,
+    fmt: str,
+    path_or_stream: str | os.PathLike[str] | IO[str],
+    filters: MemoryFilter | None = None,
+    progress: Progress | None = None,
+    *,
+    embeddings: bool = False,
+    ids: list[str] | None = None,
+) -> dict[str, Any]:
     """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
     text stream. `progress(done, total)` is called as memories are written. Returns what was written."""
     if ids:
@@ -68,22 +75,38 @@ def export_memories(parts: Parts, fmt: str, path_or_stream: str | os.PathLike[st
     with parts.store.read() as db, _output(path_or_stream) as out:
         state = models.read_state(db)
         total = own_format.count(db, filters)
-        header = {"format": own_format.FORMAT, "version": own_format.VERSION, "exported_at": to_db(parts.clock()),
-                  "app_version": __version__, "model": state.active.model_id if state.active else None,
-                  "embeddings": with_vectors, "memories": total,
-                  "filters": _filters(filters) if filtered else None}
+        header = {
+            "format": own_format.FORMAT,
+            "version": own_format.VERSION,
+            "exported_at": to_db(parts.clock()),
+            "app_version": __version__,
+            "model": state.active.model_id if state.active else None,
+            "embeddings": with_vectors,
+            "memories": total,
+            "filters": _filters(filters) if filtered else None,
+        }
         rows = tapped("memory", _counting(own_format.memories(db, filters, with_vectors), total, progress))
-        counts = WRITERS[fmt](out, header, rows,
-                              lambda ids: tapped("link", own_format.links(db, ids if filtered else None)),
-                              lambda ids: tapped("event", own_format.events(db, ids if filtered else None)),
-                              trailer)
+        counts = WRITERS[fmt](
+            out,
+            header,
+            rows,
+            lambda ids: tapped("link", own_format.links(db, ids if filtered else None)),
+            lambda ids: tapped("event", own_format.events(db, ids if filtered else None)),
+            trailer,
+        )
     where = None if hasattr(path_or_stream, "write") else str(path_or_stream)
     return {"format": fmt, **counts, "path": where}
 
 
-def import_memories(parts: Parts, path: str | os.PathLike[str], fmt: str | None = None,
-                    dry_run: bool = False, progress: Progress | None = None, *,
-                    keep_writers: bool = False) -> ImportReport:
+def import_memories(
+    parts: Parts,
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    *,
+    keep_writers: bool = False,
+) -> ImportReport:
     """Bring memories in from a file; with `dry_run` report what would happen and change nothing.
 
     The whole file is checked first (errors name the line or field), then written in one transaction.

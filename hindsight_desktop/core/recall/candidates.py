@@ -14,8 +14,9 @@ from hindsight_desktop.core.store import entities, memories
 ENTITY_CAP = 100  # an entity named in more memories than this is too common to point anywhere
 
 
-def cross_language_hits(db: apsw.Connection, question: str, pool: int, viewer: str | None,
-                        seen: keyword_stats.View | None = None) -> dict[int, float]:
+def cross_language_hits(
+    db: apsw.Connection, question: str, pool: int, viewer: str | None, seen: keyword_stats.View | None = None
+) -> dict[int, float]:
     """Keyword hits for the question's words in the other language (bilingual.py): "女儿对什么食物过敏？"
     also searches "daughter food allergic", so the English memory that answers it is a candidate.
     None while the lexicon is still being built (a search never waits for it)."""
@@ -24,8 +25,9 @@ def cross_language_hits(db: apsw.Connection, question: str, pool: int, viewer: s
     return visible_hits(db, lambda k: keyword.search_words(db, translated, k, seen), pool, viewer) if translated else {}
 
 
-def visible_hits(db: apsw.Connection, fetch: Callable[[int], list[tuple[int, float]]], pool: int,
-             viewer: str | None) -> dict[int, float]:
+def visible_hits(
+    db: apsw.Connection, fetch: Callable[[int], list[tuple[int, float]]], pool: int, viewer: str | None
+) -> dict[int, float]:
     """The best `pool` hits of `fetch(k)` that `viewer` may see. Other clients' private memories are
     dropped while candidates are gathered, and more are fetched in their place, so they neither leak
     into the viewer's results nor crowd its own memories out of the pool."""
@@ -41,8 +43,9 @@ def visible_hits(db: apsw.Connection, fetch: Callable[[int], list[tuple[int, flo
         k *= 2
 
 
-def entity_hits(db: apsw.Connection, qentities: set[tuple[str, str]], viewer: str | None,
-                total: int) -> dict[int, float]:
+def entity_hits(
+    db: apsw.Connection, qentities: set[tuple[str, str]], viewer: str | None, total: int
+) -> dict[int, float]:
     """How much of the query's entities each memory names, each weighted by how rare it is (IDF)
     among the `total` memories the viewer may see.
 

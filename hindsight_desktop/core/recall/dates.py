@@ -33,7 +33,7 @@ def without_dates(text: str, now: datetime) -> str:
     found = find_dates(text, now.astimezone(UTC).date())
     for f in sorted(found, key=lambda f: -f.start):
         if not f.text.isascii():
-            text = text[: f.start] + " " + text[f.end:]
+            text = text[: f.start] + " " + text[f.end :]
     return text
 
 
@@ -51,8 +51,9 @@ def _members(db: apsw.Connection, first: date, after: date, viewer: str | None) 
     return found
 
 
-def period_hits(db: apsw.Connection, periods: list[Period], candidates: set[int], pool: int,
-                viewer: str | None, total: int) -> dict[int, float]:
+def period_hits(
+    db: apsw.Connection, periods: list[Period], candidates: set[int], pool: int, viewer: str | None, total: int
+) -> dict[int, float]:
     """Entity-scale evidence (0..1) for memories in the question's periods, weighed by rarity among the
     `total` memories `viewer` may see. All of a period's memories
     become candidates when there are at most `pool` of them; otherwise only candidates found by

@@ -28,9 +28,9 @@ from hindsight_desktop.core.store import memories
 _CUES: dict[str, str] = {
     "residence": r"\bwhere (?:do|does) (?:I|she|he|they) live\b|\baddress\b|住(?:在)?哪|住址|家(?:住)?在哪",
     "employer": r"\bwhere (?:do|does) (?:I|she|he) work\b|\bwhich company\b|\bemployer\b"
-                r"|在哪(?:家|个)?(?:公司)?(?:工作|上班)|哪家公司|什么公司|(?:工作|上班)的公司|哪个单位",
+    r"|在哪(?:家|个)?(?:公司)?(?:工作|上班)|哪家公司|什么公司|(?:工作|上班)的公司|哪个单位",
     "job": r"\bdo for (?:a living|work)\b|\bmy job\b|\boccupation\b"
-           r"|做什么工作|什么工作|职业|干什么的|做什么的",
+    r"|做什么工作|什么工作|职业|干什么的|做什么的",
     "manager": r"\b(?:manager|boss|supervisor)\b|上司|领导|老板|主管|直属领导",
     "phone": r"\b(?:phone|mobile|cell)(?: number)?\b|手机号|电话",
     "plate": r"\b(?:license|licence|number) plate\b|车牌",
@@ -51,13 +51,40 @@ _WHEN = re.compile(r"\bwhen\b|\bwhat (?:day|date|time)\b|哪天|哪一天|什么
 # Whose attribute: the person's own, or a family member's named by relation.
 _OWNERS = re.compile(
     r"\bmy (?P<en>wife|husband|partner|girlfriend|boyfriend|son|daughter|father|dad|mother|mom|mum)\b"
-    r"|我(?:的)?(?P<zh>老婆|妻子|太太|爱人|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|老爸|爸|妈妈|母亲|老妈|妈)", re.I)
+    r"|我(?:的)?(?P<zh>老婆|妻子|太太|爱人|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|老爸|爸|妈妈|母亲|老妈|妈)",
+    re.I,
+)
 _OWNER_KEYS = {
-    "wife": "spouse", "husband": "spouse", "partner": "partner", "girlfriend": "partner", "boyfriend": "partner",
-    "son": "son", "daughter": "daughter", "father": "father", "dad": "father", "mother": "mother", "mom": "mother",
-    "mum": "mother", "老婆": "spouse", "妻子": "spouse", "太太": "spouse", "爱人": "spouse", "老公": "spouse",
-    "丈夫": "spouse", "女朋友": "partner", "男朋友": "partner", "儿子": "son", "女儿": "daughter", "爸爸": "father",
-    "父亲": "father", "老爸": "father", "爸": "father", "妈妈": "mother", "母亲": "mother", "老妈": "mother", "妈": "mother",
+    "wife": "spouse",
+    "husband": "spouse",
+    "partner": "partner",
+    "girlfriend": "partner",
+    "boyfriend": "partner",
+    "son": "son",
+    "daughter": "daughter",
+    "father": "father",
+    "dad": "father",
+    "mother": "mother",
+    "mom": "mother",
+    "mum": "mother",
+    "老婆": "spouse",
+    "妻子": "spouse",
+    "太太": "spouse",
+    "爱人": "spouse",
+    "老公": "spouse",
+    "丈夫": "spouse",
+    "女朋友": "partner",
+    "男朋友": "partner",
+    "儿子": "son",
+    "女儿": "daughter",
+    "爸爸": "father",
+    "父亲": "father",
+    "老爸": "father",
+    "爸": "father",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "老妈": "mother",
+    "妈": "mother",
 }
 _FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我", re.I)
 # A Chinese question that names nobody else (no 他/她/你, no one's name or relation) asks about the writer.
@@ -111,7 +138,7 @@ def _spans(question: str) -> set[str]:
     substring of up to LONGEST_CJK_HEAD characters that holds one."""
     edges = [m.start() for m in re.finditer(r"\b", question)]
     # Only the edges within reach of each start (a long question has thousands of them).
-    spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1:bisect_right(edges, a + LONGEST_HEAD)]}
+    spans = {question[a:b] for i, a in enumerate(edges) for b in edges[i + 1 : bisect_right(edges, a + LONGEST_HEAD)]}
     if question.isascii():
         return spans
     for start in range(len(question)):

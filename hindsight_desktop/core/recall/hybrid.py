@@ -81,9 +81,12 @@ class Ranked:
 # reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
 # Recency counts from when it happened but never from later than when it was written (a claimed future
 # date would otherwise rank first for ever): visibility.STATED_AT.
-CANDIDATE_COLUMNS = ("m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, min(m.occurred_at, m.created_at), m.access_count, "
-                     # The opening of the text tells its language: the model's scale differs per language pair.
-                     "substr(m.content, 1, 120)")
+CANDIDATE_COLUMNS = (
+    "m.rowid, m.id, m.importance, m.pinned, m.status, m.superseded_by, "
+    "min(m.occurred_at, m.created_at), m.access_count, "
+    # The opening of the text tells its language: the model's scale differs per language pair.
+    "substr(m.content, 1, 120)"
+)
 
 
 @dataclass
@@ -120,7 +123,9 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     # (in SQLite): both release the GIL, so on two cores the search waits for the longer, not the sum.
     embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" else None
     # Dates count as periods (dates.py), not as exact values.
-    qentities = {(e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in entities.EXACT and e.kind != "date"}
+    qentities = {
+        (e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in entities.EXACT and e.kind != "date"
+    }
     periods = dates.question_periods(q.text, now) if q.mode == "hybrid" else []
     kw_text = dates.without_dates(q.text, now)
     terms = keyword.query_terms(kw_text)  # for the full-match score and each result's shared words
@@ -129,14 +134,21 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     with parts.store.read() as db:
         # Keyword and rarity statistics count only what the asker may see (keyword_stats.py).
         seen = keyword_stats.view(db, q.client)
-        kw_hits = visible_hits(db, lambda k: keyword.search(db, kw_text, k, seen), pool, q.client) if q.mode != "vector" else {}
+        kw_hits = (
+            visible_hits(db, lambda k: keyword.search(db, kw_text, k, seen), pool, q.client)
+            if q.mode != "vector"
+            else {}
+        )
         ent_hits = entity_hits(db, qentities, q.client, seen.words.rows) if q.mode == "hybrid" else {}
         cross_hits = cross_language_hits(db, q.text, pool, q.client, seen) if q.mode == "hybrid" else {}
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
         qvec = None if embedding is None else parts.centred_question(embedding.result()[0], asked)
-        vec_hits = {} if qvec is None else visible_hits(
-            db, lambda k: parts.vectors.nearest(db, qvec, k, seen.hidden), pool, q.client)
+        vec_hits = (
+            {}
+            if qvec is None
+            else visible_hits(db, lambda k: parts.vectors.nearest(db, qvec, k, seen.hidden), pool, q.client)
+        )
         found = set(vec_hits) | set(kw_hits) | set(ent_hits)
         for rowid, score in dates.period_hits(db, periods, found, pool, q.client, seen.words.rows).items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
@@ -176,24 +188,45 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         _rank_superseded_below_successors(ranked)
         ranked = ranked[: q.limit]
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
-    hits = [SearchHit(memory=loaded[r.cand.rowid], relevance=r.relevance, scores=_explain(r),
-                      evidenced=r.cand.rowid not in fillers) for r in ranked]
+    hits = [
+        SearchHit(
+            memory=loaded[r.cand.rowid],
+            relevance=r.relevance,
+            scores=_explain(r),
+            evidenced=r.cand.rowid not in fillers,
+        )
+        for r in ranked
+    ]
     asked_terms = set(terms)
     for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
         hit.rank = i
-        shared = len(asked_terms & set(keyword.query_terms(hit.memory.content))) / len(asked_terms) if asked_terms else 0.0
-        hit.confidence = confidence(r.cand.similarity if qvec is not None else None, r.cand.entity, shared,
-                                    parts.calibration, asked)
+        shared = (
+            len(asked_terms & set(keyword.query_terms(hit.memory.content))) / len(asked_terms) if asked_terms else 0.0
+        )
+        hit.confidence = confidence(
+            r.cand.similarity if qvec is not None else None, r.cand.entity, shared, parts.calibration, asked
+        )
     return hits
 
 
-def _bring_successors(parts: Parts, db: apsw.Connection, ranked: list[Ranked], q: Query, w: RecallWeights,
-                      qvec: np.ndarray | None, now: datetime, asked: str) -> None:
+def _bring_successors(
+    parts: Parts,
+    db: apsw.Connection,
+    ranked: list[Ranked],
+    q: Query,
+    w: RecallWeights,
+    qvec: np.ndarray | None,
+    now: datetime,
+    asked: str,
+) -> None:
     """A superseded memory that qualifies brings in the memory that replaced it (to the end of the
     chain), scored at least as high: "where do I live now?" must find the move, not only the old home."""
     present = {r.cand.id for r in ranked}
-    owed = {r.cand.superseded_by: r.relevance for r in ranked
-            if r.cand.status == "superseded" and r.cand.superseded_by and r.cand.superseded_by not in present}
+    owed = {
+        r.cand.superseded_by: r.relevance
+        for r in ranked
+        if r.cand.status == "superseded" and r.cand.superseded_by and r.cand.superseded_by not in present
+    }
     for _ in range(8):  # a chain of replacements, followed a few links at most
         if not owed:
             return
@@ -218,17 +251,30 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
         return {}
     statuses = ("active", "superseded", "archived") if q.deep else ("active", "superseded")
     where, args = MemoryFilter(
-        layers=q.layers or (), types=q.types or (), written_by=(q.written_by,) if q.written_by else (),
-        statuses=statuses, since=q.since, until=q.until, viewer=q.client,
+        layers=q.layers or (),
+        types=q.types or (),
+        written_by=(q.written_by,) if q.written_by else (),
+        statuses=statuses,
+        since=q.since,
+        until=q.until,
+        viewer=q.client,
     ).sql()
     clauses = ["m.layer != 'working'", where]  # working memory never enters long-term recall
     out: dict[int, Candidate] = {}
     rows = memories.among(db, CANDIDATE_COLUMNS, list(rowids), " AND ".join(clauses), args)
     for rowid, mid, importance, pinned, status, successor, occurred_at, access_count, head in rows:
-        out[rowid] = Candidate(rowid=rowid, id=mid, importance=float(importance), pinned=bool(pinned),
-                               status=status, superseded_by=successor, occurred_at=from_db(occurred_at),
-                               access_count=int(access_count), lang=dominant_language(head or ""),
-                               says_something=_says_something(head or ""))
+        out[rowid] = Candidate(
+            rowid=rowid,
+            id=mid,
+            importance=float(importance),
+            pinned=bool(pinned),
+            status=status,
+            superseded_by=successor,
+            occurred_at=from_db(occurred_at),
+            access_count=int(access_count),
+            lang=dominant_language(head or ""),
+            says_something=_says_something(head or ""),
+        )
     return out
 
 
@@ -247,8 +293,16 @@ def _fill_similarity(parts: Parts, db: apsw.Connection, cands: dict[int, Candida
         cands[rowid].similarity = similarity
 
 
-def _spread_links(parts: Parts, db: apsw.Connection, cands: dict[int, Candidate], q: Query,
-                  w: RecallWeights, qvec: np.ndarray | None, now: datetime, asked: str) -> None:
+def _spread_links(
+    parts: Parts,
+    db: apsw.Connection,
+    cands: dict[int, Candidate],
+    q: Query,
+    w: RecallWeights,
+    qvec: np.ndarray | None,
+    now: datetime,
+    asked: str,
+) -> None:
     """Memories linked to the strongest hits inherit a damped share of their score."""
     for c in cands.values():
         c.base = _content_score(c, w)
@@ -307,8 +361,14 @@ def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_d
     elif mode == "keyword":
         relevance = c.keyword
     else:
-        relevance = (_content_score(c, w) + w.link * c.link + w.recency * recency + w.access * access
-                     + w.importance * c.importance + (w.pinned_bonus if c.pinned else 0.0))
+        relevance = (
+            _content_score(c, w)
+            + w.link * c.link
+            + w.recency * recency
+            + w.access * access
+            + w.importance * c.importance
+            + (w.pinned_bonus if c.pinned else 0.0)
+        )
         if c.status == "superseded":
             relevance *= w.superseded_factor
     return Ranked(cand=c, relevance=relevance, recency=recency, access=access)
@@ -318,9 +378,14 @@ def _explain(r: Ranked) -> dict[str, float]:
     """Every signal's score for one result, the "why" shown to people and assistants."""
     c = r.cand
     scores = {
-        "vector": round(c.vector, 4), "keyword": round(c.keyword, 4), "entity": round(c.entity, 4),
-        "recency": round(r.recency, 4), "link": round(c.link, 4), "access": round(r.access, 4),
-        "importance": round(c.importance, 4), "pinned": 1.0 if c.pinned else 0.0,
+        "vector": round(c.vector, 4),
+        "keyword": round(c.keyword, 4),
+        "entity": round(c.entity, 4),
+        "recency": round(r.recency, 4),
+        "link": round(c.link, 4),
+        "access": round(r.access, 4),
+        "importance": round(c.importance, 4),
+        "pinned": 1.0 if c.pinned else 0.0,
     }
     if c.fact > 0:
         scores["fact"] = c.fact
@@ -329,8 +394,9 @@ def _explain(r: Ranked) -> dict[str, float]:
     return scores
 
 
-def _demote_repeats(parts: Parts, db: apsw.Connection, ranked: list[Ranked], limit: int,
-                    w: RecallWeights) -> list[Ranked]:
+def _demote_repeats(
+    parts: Parts, db: apsw.Connection, ranked: list[Ranked], limit: int, w: RecallWeights
+) -> list[Ranked]:
     """Pick results greedily, each time the best after a penalty for repeating one already picked.
 
     Picked in order, so the first five are the same whatever the limit; past the limit the rest keep

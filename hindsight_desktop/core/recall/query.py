@@ -25,10 +25,22 @@ class Query:
     mode: str = "hybrid"
 
     @classmethod
-    def checked(cls, now: datetime, query: str, *, limit: int, layer: str | list[str] | None,
-                type: str | list[str] | None, time_range_days: float | None, since: datetime | str | None,
-                until: datetime | str | None, client: str | None, written_by: str | None, deep: bool,
-                mode: str) -> Query:
+    def checked(
+        cls,
+        now: datetime,
+        query: str,
+        *,
+        limit: int,
+        layer: str | list[str] | None,
+        type: str | list[str] | None,
+        time_range_days: float | None,
+        since: datetime | str | None,
+        until: datetime | str | None,
+        client: str | None,
+        written_by: str | None,
+        deep: bool,
+        mode: str,
+    ) -> Query:
         """The request from a caller's arguments; a bad one raises InvalidInput naming the field."""
         text = validate.query(query)
         limit = validate.positive_int(limit, "limit", high=200)
@@ -36,9 +48,14 @@ class Query:
             raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
         days = validate.days(time_range_days, "time_range_days")
         return cls(
-            text=text, limit=limit,
+            text=text,
+            limit=limit,
             layers=validate.labels(layer, validate.layer, "layer"),
             types=validate.labels(type, validate.type_label, "type"),
             since=now - timedelta(days=days) if days is not None else validate.when(since, "since"),
-            until=validate.when(until, "until"), client=client, written_by=written_by, deep=bool(deep), mode=mode,
+            until=validate.when(until, "until"),
+            client=client,
+            written_by=written_by,
+            deep=bool(deep),
+            mode=mode,
         )

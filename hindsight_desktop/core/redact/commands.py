@@ -31,27 +31,39 @@ def _command(names: str) -> re.Pattern[str]:
 # lower-case pieces of which every name holds one)
 _TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # mysql's -p takes the password only attached (-pS3cr3t); "-p name" asks for it and names a database.
-    (r"mysql(?:dump|admin|import|show|check|sh)?|mariadb(?:-dump|-admin)?", r"(?<!\S)-p" + _VALUE,
-     ("mysql", "mariadb")),
+    (
+        r"mysql(?:dump|admin|import|show|check|sh)?|mariadb(?:-dump|-admin)?",
+        r"(?<!\S)-p" + _VALUE,
+        ("mysql", "mariadb"),
+    ),
     (r"sshpass", r"(?<!\S)-p[ \t]*+" + _VALUE, ("sshpass",)),
     (r"redis-cli|keydb-cli", r"(?<!\S)-a[ \t]*+" + _VALUE, ("-cli",)),
-    (r"(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?:[ \t]++registry)?[ \t]++login",
-     r"(?<!\S)-p[ \t]++" + _VALUE, ("login",)),
-    (r"curl|wget|http|https|xh|httpie|ab|hey|lftp|ftp",
-     r"(?<!\S)(?:-u|--user|-a|--auth|--proxy-user|-U)(?:[ \t]++|=)['\"]?[^\s:'\"]{1,100}+:" + _VALUE,
-     ("-u", "-a", "--user", "--auth", "--proxy-user", "-U")),
-    (r"smbclient|rpcclient|smbmap|net[ \t]++use", r"(?<!\S)(?:-U|--user)(?:[ \t]++|=)['\"]?[^\s%'\"]{1,100}+%"
-     + _VALUE, ("%",)),
+    (
+        r"(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?:[ \t]++registry)?[ \t]++login",
+        r"(?<!\S)-p[ \t]++" + _VALUE,
+        ("login",),
+    ),
+    (
+        r"curl|wget|http|https|xh|httpie|ab|hey|lftp|ftp",
+        r"(?<!\S)(?:-u|--user|-a|--auth|--proxy-user|-U)(?:[ \t]++|=)['\"]?[^\s:'\"]{1,100}+:" + _VALUE,
+        ("-u", "-a", "--user", "--auth", "--proxy-user", "-U"),
+    ),
+    (
+        r"smbclient|rpcclient|smbmap|net[ \t]++use",
+        r"(?<!\S)(?:-U|--user)(?:[ \t]++|=)['\"]?[^\s%'\"]{1,100}+%" + _VALUE,
+        ("%",),
+    ),
     (r"openssl", r"(?<!\S)-pass(?:in|out)?[ \t]++pass:" + _VALUE, ("pass:",)),
 )
 _SECRET_OPTION = re.compile(
     r"(?<![\w-])--(?:[a-z0-9]++-)*(?:password|passwd|pass|pwd|passphrase|token|secret|api-?key|access-key"
-    r"|secret-key|auth-token|client-secret|credentials?)(?:=|[ \t]++)" + _VALUE, re.I)
+    r"|secret-key|auth-token|client-secret|credentials?)(?:=|[ \t]++)" + _VALUE,
+    re.I,
+)
 # PGPASSWORD=..., MYSQL_PWD=..., export REDIS_PASSWORD="...": a shell variable named for a password (tokens
 # are found by their label or shape). The name starts where no name character precedes it, so a long
 # name is read once.
-_SHELL_VARIABLE = re.compile(
-    r"(?<![\w$])[A-Za-z][A-Za-z0-9_]*?(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)S?=" + _VALUE)
+_SHELL_VARIABLE = re.compile(r"(?<![\w$])[A-Za-z][A-Za-z0-9_]*?(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)S?=" + _VALUE)
 
 
 def _unquoted(m: re.Match[str]) -> Span | None:
@@ -76,6 +88,7 @@ def _options(option: re.Pattern[str]) -> Callable[[re.Match[str]], Span | None]:
                 stop = min(stop, at)
         found = option.search(text, m.end(), min(stop, m.end() + LINE))
         return None if found is None else _unquoted(found)
+
     return pick
 
 

@@ -26,8 +26,18 @@ from typing import Any, NamedTuple
 # entropy.py); PrivateKey lists header lines only, all matched by own_rules.py's key block rule (a
 # test checks each of them); OpenAI's pattern ("sk-" + any run + 20 + "T3BlbkFJ" + 20) backtracks in
 # cubic time on a run of "sk-" and own_rules' sk- rule matches every key it matches.
-_SKIPPED = frozenset({"ArtifactoryDetector", "IPPublicDetector", "NpmDetector", "KeywordDetector",
-                      "Base64HighEntropyString", "HexHighEntropyString", "PrivateKeyDetector", "OpenAIDetector"})
+_SKIPPED = frozenset(
+    {
+        "ArtifactoryDetector",
+        "IPPublicDetector",
+        "NpmDetector",
+        "KeywordDetector",
+        "Base64HighEntropyString",
+        "HexHighEntropyString",
+        "PrivateKeyDetector",
+        "OpenAIDetector",
+    }
+)
 _KINDS = {"BasicAuthDetector": "connection_string", "JwtTokenDetector": "jwt"}
 # A token continues over these characters: a pattern that fixes a length (Stripe's 24) must not leave
 # the tail of a longer, newer token behind.
@@ -108,7 +118,7 @@ def _squeezed(text: str) -> tuple[str, list[int] | None]:
     where: list[int] = []
     last = 0
     for m in _SPACE_RUN.finditer(text):
-        pieces.append(text[last:m.start() + 1])
+        pieces.append(text[last : m.start() + 1])
         where.extend(range(last, m.start() + 1))
         last = m.end()
     pieces.append(text[last:])

@@ -64,9 +64,46 @@ _COMPOUND = _words("""reset resets manager managers policy policies hint hints f
     form dialog protection protected recovery history complexity file files count counts header headers
     pad layout hole holes diagram mapping limit limits bucket rotation entry input attempts attempt lock
     locked manager's and but so or because then while if when after before since until though although""")
-_HAN_COMPOUND = ("学", "學", "箱", "锁", "鎖", "器", "本", "机", "機", "盘", "盤", "术", "術", "管理", "重置", "错误", "錯誤",
-                 "强度", "強度", "长度", "長度", "提示", "规则", "規則", "策略", "过期", "過期", "保护", "保護", "找回",
-                 "忘", "输入", "輸入", "框", "栏", "欄", "位数", "位數")
+_HAN_COMPOUND = (
+    "学",
+    "學",
+    "箱",
+    "锁",
+    "鎖",
+    "器",
+    "本",
+    "机",
+    "機",
+    "盘",
+    "盤",
+    "术",
+    "術",
+    "管理",
+    "重置",
+    "错误",
+    "錯誤",
+    "强度",
+    "強度",
+    "长度",
+    "長度",
+    "提示",
+    "规则",
+    "規則",
+    "策略",
+    "过期",
+    "過期",
+    "保护",
+    "保護",
+    "找回",
+    "忘",
+    "输入",
+    "輸入",
+    "框",
+    "栏",
+    "欄",
+    "位数",
+    "位數",
+)
 _NAMING = _words("for to of on at")
 _HAN_UNITS = "位个個年月日号號次点點分秒元块塊岁歲天周週"
 _UNIT_WORDS = _words("""characters character chars char digits digit letters letter symbols bits bit bytes long times
@@ -96,7 +133,7 @@ def _line_end(text: str, start: int, limit: int) -> int:
 
 def _unit_follows(text: str, end: int, limit: int) -> bool:
     """A number followed by a unit is a count ("12 characters", "6位"), not a secret."""
-    rest = text[end:min(limit, end + 20)]
+    rest = text[end : min(limit, end + 20)]
     if rest[:1] and rest[0] in _HAN_UNITS:
         return True
     word = rest.lstrip(" \t").split(None, 1)
@@ -110,7 +147,7 @@ def _stand_in(value: str) -> bool:
 
 
 def password_value(text: str, start: int, limit: int, conn: Connector, weak: bool) -> Span | None:
-    value = text[start:_line_end(text, start, limit)]
+    value = text[start : _line_end(text, start, limit)]
     if not value or value[0].isspace() or value.startswith("["):
         return None
     sep = conn.sep or {"spoken": "is"}.get(conn.kind, "")
@@ -118,8 +155,11 @@ def password_value(text: str, start: int, limit: int, conn: Connector, weak: boo
     if _stand_in(first):
         return None
     # After a plain space or words in between, only a value that plainly is one ("hunter2", "Xk9#mq2!").
-    if (weak or conn.kind in ("space", "none")) and value[0] not in "\"'“‘" and not (
-            plainly_token(first) or (first.isdigit() and len(first) >= 4)):
+    if (
+        (weak or conn.kind in ("space", "none"))
+        and value[0] not in "\"'“‘"
+        and not (plainly_token(first) or (first.isdigit() and len(first) >= 4))
+    ):
         return None
     if first.isdigit() and _unit_follows(text, start + len(first), limit):
         return None
@@ -155,6 +195,7 @@ def _digits(low: int, high: int) -> ValueCheck:
         if m is None or not low <= len(m.group(1)) <= high or _unit_follows(text, m.end(1), limit):
             return None
         return m.span(1)
+
     return check
 
 
@@ -201,41 +242,129 @@ class Family(NamedTuple):
 
 _EN = r"(?<![A-Za-z0-9])(?:{})s?(?![A-Za-z0-9])"
 FAMILIES: tuple[Family, ...] = (
-    Family("password", re.compile(_EN.format(PASSWORD_KEYWORDS + r"|pw(?=\s+(?:is|was)\b)"), re.I), password_value,
-           ("pass", "pw")),
+    Family(
+        "password",
+        re.compile(_EN.format(PASSWORD_KEYWORDS + r"|pw(?=\s+(?:is|was)\b)"), re.I),
+        password_value,
+        ("pass", "pw"),
+    ),
     # "key" is a weak word: after these only a value that plainly is a secret counts.
-    Family("password", re.compile(_EN.format(r"passkey|(?:wifi|wi-fi|wlan|wpa2?|wireless|network|router)\s+key"),
-                                  re.I), lambda t, s, lim, c, w: password_value(t, s, lim, c, True), ("key",)),
+    Family(
+        "password",
+        re.compile(_EN.format(r"passkey|(?:wifi|wi-fi|wlan|wpa2?|wireless|network|router)\s+key"), re.I),
+        lambda t, s, lim, c, w: password_value(t, s, lim, c, True),
+        ("key",),
+    ),
     # The word for password in other languages people write notes in, with the connectors above.
-    Family("password", re.compile(r"(?<![^\W\d_])(?:пароль|passwort|kennwort|mot\s+de\s+passe|contraseña|contrasena"
-                                  r"|senha|wachtwoord|hasło|haslo|lösenord|losenord|adgangskode|salasana|şifre"
-                                  r"|mật\s+khẩu)(?![^\W\d_])", re.I), password_value,
-           ("пароль", "passw", "kennw", "passe", "contrase", "senha", "wacht", "has", "lösen", "losen", "adgang",
-            "salasana", "şifre", "sifre", "mật")),
-    Family("pin", re.compile(_EN.format(r"pin(?:[ -]?(?:code|number|no\.?|#))?|(?:door|gate|alarm|lock|safe|garage"
-                                        r"|entry|keypad|locker|padlock|building|alarm)\s+(?:code|combination|pin)"
-                                        r"|combination"), re.I), _digits(4, 12), ("pin", "code", "combination")),
-    Family("pin", re.compile(_EN.format(r"PIN(?:[ -]?(?:[Cc]ode|CODE|[Nn]umber|NUMBER|[Nn]o\.?|#))?"), 0), _digits(4, 12),
-           ("pin",), bare=True),
-    Family("cvv", re.compile(_EN.format(r"cvv2?|cvc2?|csc|(?:card\s+)?security\s+code|card\s+verification\s+"
-                                        r"(?:value|code)"), re.I), _digits(3, 4), ("cvv", "cvc", "csc", "code", "card"),
-           bare=True),
-    Family("otp", re.compile(_EN.format(r"otp|totp|one[ -]time\s+(?:code|passcode|pin|password)|verification\s+code"
-                                        r"|(?:2fa|mfa|two[ -]factor|authenticator|authentication|auth|login|sign[ -]in"
-                                        r"|sms|security|backup|recovery)\s+codes?"), re.I), code_value,
-           ("otp", "one", "code")),
-    Family("otp", re.compile(_EN.format(r"OTP|TOTP|(?:2FA|MFA)(?:[ -]?(?:[Cc]ode|CODE))?"), 0), code_value,
-           ("otp", "2fa", "mfa"), bare=True),
-    Family("api_key", re.compile(_EN.format(TOKEN_KEYWORDS + r"|creds?"), re.I), token_value,
-           ("key", "token", "secret", "cred", "sig")),
-    Family("password", re.compile(r"(?:密码|密碼|口令|暗码|暗碼)(?!学|學)|パスワード|暗証番号|비밀번호|암호"), han_value,
-           ("密码", "密碼", "口令", "暗码", "暗碼", "パスワード", "暗証番号", "비밀번호", "암호"), han=True),
+    Family(
+        "password",
+        re.compile(
+            r"(?<![^\W\d_])(?:пароль|passwort|kennwort|mot\s+de\s+passe|contraseña|contrasena"
+            r"|senha|wachtwoord|hasło|haslo|lösenord|losenord|adgangskode|salasana|şifre"
+            r"|mật\s+khẩu)(?![^\W\d_])",
+            re.I,
+        ),
+        password_value,
+        (
+            "пароль",
+            "passw",
+            "kennw",
+            "passe",
+            "contrase",
+            "senha",
+            "wacht",
+            "has",
+            "lösen",
+            "losen",
+            "adgang",
+            "salasana",
+            "şifre",
+            "sifre",
+            "mật",
+        ),
+    ),
+    Family(
+        "pin",
+        re.compile(
+            _EN.format(
+                r"pin(?:[ -]?(?:code|number|no\.?|#))?|(?:door|gate|alarm|lock|safe|garage"
+                r"|entry|keypad|locker|padlock|building|alarm)\s+(?:code|combination|pin)"
+                r"|combination"
+            ),
+            re.I,
+        ),
+        _digits(4, 12),
+        ("pin", "code", "combination"),
+    ),
+    Family(
+        "pin",
+        re.compile(_EN.format(r"PIN(?:[ -]?(?:[Cc]ode|CODE|[Nn]umber|NUMBER|[Nn]o\.?|#))?"), 0),
+        _digits(4, 12),
+        ("pin",),
+        bare=True,
+    ),
+    Family(
+        "cvv",
+        re.compile(
+            _EN.format(
+                r"cvv2?|cvc2?|csc|(?:card\s+)?security\s+code|card\s+verification\s+"
+                r"(?:value|code)"
+            ),
+            re.I,
+        ),
+        _digits(3, 4),
+        ("cvv", "cvc", "csc", "code", "card"),
+        bare=True,
+    ),
+    Family(
+        "otp",
+        re.compile(
+            _EN.format(
+                r"otp|totp|one[ -]time\s+(?:code|passcode|pin|password)|verification\s+code"
+                r"|(?:2fa|mfa|two[ -]factor|authenticator|authentication|auth|login|sign[ -]in"
+                r"|sms|security|backup|recovery)\s+codes?"
+            ),
+            re.I,
+        ),
+        code_value,
+        ("otp", "one", "code"),
+    ),
+    Family(
+        "otp",
+        re.compile(_EN.format(r"OTP|TOTP|(?:2FA|MFA)(?:[ -]?(?:[Cc]ode|CODE))?"), 0),
+        code_value,
+        ("otp", "2fa", "mfa"),
+        bare=True,
+    ),
+    Family(
+        "api_key",
+        re.compile(_EN.format(TOKEN_KEYWORDS + r"|creds?"), re.I),
+        token_value,
+        ("key", "token", "secret", "cred", "sig"),
+    ),
+    Family(
+        "password",
+        re.compile(r"(?:密码|密碼|口令|暗码|暗碼)(?!学|學)|パスワード|暗証番号|비밀번호|암호"),
+        han_value,
+        ("密码", "密碼", "口令", "暗码", "暗碼", "パスワード", "暗証番号", "비밀번호", "암호"),
+        han=True,
+    ),
     Family("pin", re.compile(r"(?i:pin)\s*+(?:码|碼)"), _digits(4, 12), ("码", "碼"), han=True),
-    Family("otp", re.compile(r"验证码|驗證碼|动态码|動態碼|校验码|校驗碼|提取码|提取碼|授权码|授權碼|口令码"), code_value,
-           ("码", "碼"), han=True),
+    Family(
+        "otp",
+        re.compile(r"验证码|驗證碼|动态码|動態碼|校验码|校驗碼|提取码|提取碼|授权码|授權碼|口令码"),
+        code_value,
+        ("码", "碼"),
+        han=True,
+    ),
     Family("cvv", re.compile(r"安全码|安全碼|(?i:cvv|cvc)\s*+(?:码|碼)"), _digits(3, 4), ("码", "碼"), han=True),
-    Family("api_key", re.compile(r"(?:访问|訪問)?(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)"), han_value,
-           ("密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌"), han=True),
+    Family(
+        "api_key",
+        re.compile(r"(?:访问|訪問)?(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)"),
+        han_value,
+        ("密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌"),
+        han=True,
+    ),
 )
 
 
@@ -253,7 +382,7 @@ def _connector(text: str, pos: int, limit: int) -> Connector | None:
 
 def _next_filler(text: str, pos: int, limit: int, family: Family, first: bool) -> int | None:
     if family.han:
-        ch = text[pos:pos + 1]
+        ch = text[pos : pos + 1]
         if not ch or not _HAN.fullmatch(ch):
             return None
         if first and text.startswith(_HAN_COMPOUND, pos):

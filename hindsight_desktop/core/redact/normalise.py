@@ -45,6 +45,7 @@ _WORD = re.compile(r"[^\W\d_]++")
 class View(NamedTuple):
     """`text` as the rules see it; `starts[i]`/`ends[i]` are where its character i came from in the
     original (None when the view is the original itself)."""
+
     text: str
     starts: list[int] | None
     ends: list[int] | None
@@ -76,8 +77,9 @@ def _fold(chars: list[str]) -> list[str]:
 
 def view(text: str) -> View:
     """The normalised view of `text` (see the module's docstring)."""
-    if text.isascii() or (unicodedata.is_normalized("NFKC", text) and not INVISIBLE.search(text)
-                          and not _CONFUSABLE.search(text)):
+    if text.isascii() or (
+        unicodedata.is_normalized("NFKC", text) and not INVISIBLE.search(text) and not _CONFUSABLE.search(text)
+    ):
         return View(text, None, None)
     chars: list[str] = []
     starts: list[int] = []

@@ -33,7 +33,7 @@ def has_long_run(text: str) -> bool:
     """Whether `text` holds a run of 16+ characters that tokens are made of: every token shape needs one.
     A placeholder ("[REDACTED:connection_string]") is not one, or redacting twice could find more."""
     for m in _LONG_RUN.finditer(text):
-        if not (m.group().startswith("REDACTED:") and text[m.start() - 1:m.start()] == "["):
+        if not (m.group().startswith("REDACTED:") and text[m.start() - 1 : m.start()] == "["):
             return True
     return False
 
@@ -97,8 +97,9 @@ def _tokenish(value: str) -> bool:
 
 def plainly_token(word: str) -> bool:
     """Letters mixed with digits or symbols, 6+ characters: "hunter2000", "Xk9#mq2!", not "2FA" or "reset"."""
-    return len(word) >= 6 and any(ch.isalpha() for ch in word) and any(
-        not ch.isalpha() and ch not in "'’-" for ch in word)  # "grandma's", "well-known" are words
+    return (
+        len(word) >= 6 and any(ch.isalpha() for ch in word) and any(not ch.isalpha() and ch not in "'’-" for ch in word)
+    )  # "grandma's", "well-known" are words
 
 
 def password_span(value: str, sep: str) -> Span | None:
@@ -193,8 +194,10 @@ TOKEN_KEYWORDS = (
 )
 # Short ones count only before ":" or "=" ("DB_PASS=..."): "pass the salt" is prose. PINs, CVVs and
 # one-time codes have families of their own (forms.py).
-PASSWORD_KEYWORDS = (r"password|passwd|pwd(?!\s*=\s*[/~.])|passphrase|passcode|pass\s+code|pw(?=\s*[:=])|(?<=_)pass(?=\s*[:=])"
-                     r"|pass(?=\s*=)")
+PASSWORD_KEYWORDS = (
+    r"password|passwd|pwd(?!\s*=\s*[/~.])|passphrase|passcode|pass\s+code|pw(?=\s*[:=])|(?<=_)pass(?=\s*[:=])"
+    r"|pass(?=\s*=)"
+)
 # Every header detect-secrets' PrivateKeyDetector knows (RSA, EC, DSA, OPENSSH, PGP ... BLOCK, SSH2
 # ENCRYPTED, PuTTY) fits these two; tests/unit/test_redact.py checks that against its list.
 # At most four words before PRIVATE KEY, so a long run of capitals costs one pass per BEGIN.
@@ -206,23 +209,36 @@ RULES: tuple[Rule, ...] = (
         "private_key",
         # A block whose END line is missing is redacted to the end of the text: better too much than a leak.
         re.compile(rf"(?:-{{3,5}} ?)?(?:{_PRIVATE_KEY_START}).*?(?:{_PRIVATE_KEY_END}|\Z)", re.S),
-        whole, ("PRIVATE KEY", "PuTTY"),
+        whole,
+        ("PRIVATE KEY", "PuTTY"),
     ),
     # The scheme starts where no scheme character precedes it, and every run is possessive, so a long run
     # of "a." before "://" is read once. The password may hold "/" and "@" (see _pick_url_password).
-    Rule("connection_string",
-         re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://[^\s:/@\[\]]*+:(?P<s>[^\s\[\]]++)"),
-         _pick_url_password, ("://",)),
-    Rule("jwt",
-         re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+(?![A-Za-z0-9_-])"),
-         whole, ("eyJ",)),
+    Rule(
+        "connection_string",
+        re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://[^\s:/@\[\]]*+:(?P<s>[^\s\[\]]++)"),
+        _pick_url_password,
+        ("://",),
+    ),
+    Rule(
+        "jwt",
+        re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+(?![A-Za-z0-9_-])"),
+        whole,
+        ("eyJ",),
+    ),
     # Webhook URLs: the host stays readable, the path that is the credential goes.
-    Rule("api_key",
-         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/-]{20,})"),
-         group("s"), ("hooks.slack.com",)),
-    Rule("api_key",
-         re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/(?P<s>\d+/[A-Za-z0-9_-]{20,})"),
-         group("s"), ("/api/webhooks/",)),
+    Rule(
+        "api_key",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/-]{20,})"),
+        group("s"),
+        ("hooks.slack.com",),
+    ),
+    Rule(
+        "api_key",
+        re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/(?P<s>\d+/[A-Za-z0-9_-]{20,})"),
+        group("s"),
+        ("/api/webhooks/",),
+    ),
     Rule(
         "api_key",
         # Prefixed tokens of services detect-secrets does not know, or knows only in an older, shorter form.
@@ -240,7 +256,8 @@ RULES: tuple[Rule, ...] = (
             r"|[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"  # Discord bot token
             r"(?![A-Za-z0-9_-])"
         ),
-        whole, (LONG_RUN,),
+        whole,
+        (LONG_RUN,),
     ),
     # A Telegram bot token, also inside a URL (".../bot<token>/getMe").
     Rule("api_key", re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"), whole, (LONG_RUN,)),
@@ -248,10 +265,15 @@ RULES: tuple[Rule, ...] = (
         "api_key",
         # An AWS secret key: 40 base64 characters not long after "aws" (a pasted credentials file or a note).
         re.compile(r"(?i:aws|amazon)[^\n]{0,60}?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
-        _pick_aws_secret, (LONG_RUN,),
+        _pick_aws_secret,
+        (LONG_RUN,),
     ),
-    Rule("api_key", re.compile(r"\b(?:[Bb]earer|Basic)\s++(?P<sep>)(?P<s>[A-Za-z0-9._~+/=-]{16,})"), pick_assignment,
-         (LONG_RUN,)),
+    Rule(
+        "api_key",
+        re.compile(r"\b(?:[Bb]earer|Basic)\s++(?P<sep>)(?P<s>[A-Za-z0-9._~+/=-]{16,})"),
+        pick_assignment,
+        (LONG_RUN,),
+    ),
     Rule(
         "api_key",
         re.compile(rf"{_BEFORE}(?:{TOKEN_KEYWORDS})s?[\"']?{_SEP}[\"'“]?(?P<s>[^\s\[\"'”&<>,;]++)", re.I),
@@ -262,7 +284,8 @@ RULES: tuple[Rule, ...] = (
         # Contiguous, or in 4-digit groups, or the 4-6-5 Amex layout; issuers start with 2-6. Digits after
         # letters are a tracking or order number (YT2254367782910), not a card.
         re.compile(
-            r"(?<![A-Za-z\d-])(?:[2-6]\d{12,18}|[2-6]\d{3}(?P<sep>[ -])\d{4}(?P=sep)\d{4}(?P=sep)\d{1,4}(?:(?P=sep)\d{3})?"
+            r"(?<![A-Za-z\d-])(?:[2-6]\d{12,18}|"
+            r"[2-6]\d{3}(?P<sep>[ -])\d{4}(?P=sep)\d{4}(?P=sep)\d{1,4}(?:(?P=sep)\d{3})?"
             r"|3\d{3}[ -]\d{6}[ -]\d{5})(?![A-Za-z\d-])"
         ),
         _pick_card,

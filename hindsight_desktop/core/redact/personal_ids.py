@@ -71,8 +71,11 @@ def _pick_phone(m: re.Match[str]) -> Span | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("id_number", re.compile(r"(?<![0-9A-Za-z])[1-9]\d{16}[\dXx](?![0-9A-Za-z])"), _pick_id),
-    Rule("iban", re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"),
-         _pick_iban),
+    Rule(
+        "iban",
+        re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"),
+        _pick_iban,
+    ),
     Rule(
         "passport",
         re.compile(

@@ -23,21 +23,44 @@ from hindsight_desktop.core.store.ids import content_hash
 _NAME_PREFIX = r"^(?:[A-Za-z0-9]++[_ .-])*"
 _S = r"(?:s|_?codes?|_?numbers?|_?no)?$"
 _NAMES = (
-    ("password", re.compile(rf"{_NAME_PREFIX}(?:{PASSWORD_KEYWORDS}|pw|pass|pass_?code|pass_?word)s?$"
-                            r"|(?:密码|密碼|口令)$", re.I)),
+    (
+        "password",
+        re.compile(
+            rf"{_NAME_PREFIX}(?:{PASSWORD_KEYWORDS}|pw|pass|pass_?code|pass_?word)s?$"
+            r"|(?:密码|密碼|口令)$",
+            re.I,
+        ),
+    ),
     ("pin", re.compile(rf"{_NAME_PREFIX}pin{_S}|(?i:pin)\s*(?:码|碼)$", re.I)),
-    ("cvv", re.compile(rf"{_NAME_PREFIX}(?:cvv2?|cvc2?|csc|card_?security_?code|security_?code){_S}|安全码$|安全碼$",
-                       re.I)),
-    ("otp", re.compile(rf"{_NAME_PREFIX}(?:otp|totp|hotp|one_?time_?(?:code|password|pin)|verification_?code"
-                       rf"|(?:2fa|mfa|backup|recovery|auth|login|sms)_?codes?){_S}"
-                       r"|(?:验证码|驗證碼|动态码|動態碼|提取码|授权码)$", re.I)),
-    ("api_key", re.compile(rf"{_NAME_PREFIX}(?:{TOKEN_KEYWORDS}|creds?|cookie){_S}"
-                           r"|(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)$", re.I)),
+    (
+        "cvv",
+        re.compile(rf"{_NAME_PREFIX}(?:cvv2?|cvc2?|csc|card_?security_?code|security_?code){_S}|安全码$|安全碼$", re.I),
+    ),
+    (
+        "otp",
+        re.compile(
+            rf"{_NAME_PREFIX}(?:otp|totp|hotp|one_?time_?(?:code|password|pin)|verification_?code"
+            rf"|(?:2fa|mfa|backup|recovery|auth|login|sms)_?codes?){_S}"
+            r"|(?:验证码|驗證碼|动态码|動態碼|提取码|授权码)$",
+            re.I,
+        ),
+    ),
+    (
+        "api_key",
+        re.compile(
+            rf"{_NAME_PREFIX}(?:{TOKEN_KEYWORDS}|creds?|cookie){_S}"
+            r"|(?:密钥|密鑰|秘钥|秘鑰|私钥|私鑰|令牌)$",
+            re.I,
+        ),
+    ),
 )
 # "max_tokens": 4096, "prompt_tokens": 120 count tokens; they do not hold one.
-_COUNT_NAME = re.compile(r"^(?:[A-Za-z0-9]++[_ .-])*(?:max|min|num|n|total|prompt|completion|input|output|used"
-                         r"|cached|reasoning|context|remaining|budget|limit|count)[_ .-]tokens?$|^tokens?[_ .-]"
-                         r"(?:count|limit|used|total|budget|per[_ .-]\w+)$|^tokens$", re.I)
+_COUNT_NAME = re.compile(
+    r"^(?:[A-Za-z0-9]++[_ .-])*(?:max|min|num|n|total|prompt|completion|input|output|used"
+    r"|cached|reasoning|context|remaining|budget|limit|count)[_ .-]tokens?$|^tokens?[_ .-]"
+    r"(?:count|limit|used|total|budget|per[_ .-]\w+)$|^tokens$",
+    re.I,
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 # a PIN, a CVV, a one-time code, a token or a phone number may be stored as a number
@@ -45,9 +68,18 @@ _NUMBER_KINDS = ("password", "pin", "cvv", "otp", "api_key", "phone", "id_number
 _PERSONAL_NAMES = (
     ("passport", re.compile(rf"{_NAME_PREFIX}passport(?:[_ .-]?(?:no|num|number))?s?$|护照|護照", re.I)),
     ("iban", re.compile(rf"{_NAME_PREFIX}iban$", re.I)),
-    ("phone", re.compile(rf"{_NAME_PREFIX}(?:phone|mobile|cell|tel|telephone)(?:[_ .-]?(?:no|num|number))?s?$"
-                         r"|手机|电话|電話", re.I)),
-    ("id_number", re.compile(rf"{_NAME_PREFIX}(?:id[_ .-]?(?:card|number)|national[_ .-]?id|ssn)$|身份证|身份證", re.I)),
+    (
+        "phone",
+        re.compile(
+            rf"{_NAME_PREFIX}(?:phone|mobile|cell|tel|telephone)(?:[_ .-]?(?:no|num|number))?s?$"
+            r"|手机|电话|電話",
+            re.I,
+        ),
+    ),
+    (
+        "id_number",
+        re.compile(rf"{_NAME_PREFIX}(?:id[_ .-]?(?:card|number)|national[_ .-]?id|ssn)$|身份证|身份證", re.I),
+    ),
 )
 
 
@@ -112,8 +144,13 @@ def redact_label(value: Any) -> tuple[Any, list[str]]:
     text, kinds = redact_secrets(value.strip())
     parts = re.split(r"[-_]", value.strip(), maxsplit=1)
     # "pin-4821", "token_a8f3k2m9q1z7": a secret's name and then its value, joined as labels are.
-    if not kinds and len(parts) == 2 and secret_name_kind(parts[0]) and any(ch.isdigit() for ch in parts[1]) \
-            and len(parts[1]) >= 4:
+    if (
+        not kinds
+        and len(parts) == 2
+        and secret_name_kind(parts[0])
+        and any(ch.isdigit() for ch in parts[1])
+        and len(parts[1]) >= 4
+    ):
         return f"{parts[0]}-redacted", [secret_name_kind(parts[0]) or "password"]
     if not kinds:
         return value, []

@@ -45,15 +45,18 @@ class ClientTable:
             row = db.execute("SELECT revoked_at FROM mcp_clients WHERE name = ?", (name,)).fetchone()
             if row is not None and row[0] is None and not replace:
                 raise InvalidInput(f"client {name!r} already exists; rotate its token or revoke it first")
-            db.execute("INSERT OR REPLACE INTO mcp_clients (name, token_hash, created_at, revoked_at) "
-                       "VALUES (?, ?, ?, NULL)", (name, token_hash, to_db(now)))
+            db.execute(
+                "INSERT OR REPLACE INTO mcp_clients (name, token_hash, created_at, revoked_at) VALUES (?, ?, ?, NULL)",
+                (name, token_hash, to_db(now)),
+            )
         return ClientRecord(name, now)
 
     def revoke(self, name: str, now: datetime) -> ClientRecord:
         name = client_name(name)
         with self.store.write() as db:
-            db.execute("UPDATE mcp_clients SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-                       (to_db(now), name))
+            db.execute(
+                "UPDATE mcp_clients SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (to_db(now), name)
+            )
             if db.changes() == 0:
                 raise NotFound(f"no active client named {name!r}")
             row = db.execute("SELECT created_at FROM mcp_clients WHERE name = ?", (name,)).fetchone()
@@ -62,8 +65,9 @@ class ClientTable:
 
     def get(self, name: str) -> ClientRecord | None:
         with self.store.read() as db:
-            row = db.execute("SELECT name, created_at, revoked_at FROM mcp_clients WHERE name = ?",
-                             (client_name(name),)).fetchone()
+            row = db.execute(
+                "SELECT name, created_at, revoked_at FROM mcp_clients WHERE name = ?", (client_name(name),)
+            ).fetchone()
         return None if row is None else ClientRecord(row[0], from_db(row[1]), from_db(row[2]))
 
     def list(self) -> builtins.list[ClientRecord]:
@@ -74,5 +78,4 @@ class ClientTable:
     def active_hashes(self) -> builtins.list[tuple[str, str]]:
         """(name, token hash) of every client that may connect now."""
         with self.store.read() as db:
-            return [(n, h) for n, h in db.execute(
-                "SELECT name, token_hash FROM mcp_clients WHERE revoked_at IS NULL")]
+            return [(n, h) for n, h in db.execute("SELECT name, token_hash FROM mcp_clients WHERE revoked_at IS NULL")]

@@ -24,8 +24,9 @@ def key_pragma(key: bytes, salt: bytes | None = None) -> str:
     return f"PRAGMA key=\"x'{key.hex()}{salt.hex() if salt else ''}'\""
 
 
-def open_connection(path: Path | str, key: bytes | None, *, flags: int | None = None, salt: bytes | None = None,
-                    vec: bool = True) -> apsw.Connection:
+def open_connection(
+    path: Path | str, key: bytes | None, *, flags: int | None = None, salt: bytes | None = None, vec: bool = True
+) -> apsw.Connection:
     """A connection to the memory file (`key` None: a plain file), with sqlite-vec loaded. A wrong key,
     or a key given for a plain file, is an EncryptionError here, before anything reads the file."""
     db = apsw.Connection(str(path), flags=flags) if flags is not None else apsw.Connection(str(path))
@@ -41,10 +42,14 @@ def open_connection(path: Path | str, key: bytes | None, *, flags: int | None = 
             db.enable_load_extension(False)
     except apsw.NotADBError as exc:
         db.close()
-        what = "with this key: the key is wrong, or the file is another memory's" if key is not None else \
-            "without a key: it is encrypted"
-        raise EncryptionError(f"{path} cannot be read {what}. Restore its key with `hindsight-desktop key restore` "
-                              "and the recovery key") from exc
+        what = (
+            "with this key: the key is wrong, or the file is another memory's"
+            if key is not None
+            else "without a key: it is encrypted"
+        )
+        raise EncryptionError(
+            f"{path} cannot be read {what}. Restore its key with `hindsight-desktop key restore` and the recovery key"
+        ) from exc
     except BaseException:
         db.close()
         raise

@@ -39,8 +39,10 @@ def index(db: apsw.Connection, rowid: int, entities: list[Entity], occurred: dat
     ("what happened on 13 October?" should find it even when the text names no date)."""
     rows = {(e.value, e.kind) for e in entities}
     rows.add((occurred.date().isoformat(), "date"))
-    db.executemany("INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
-                   [(value, kind, rowid) for value, kind in rows])
+    db.executemany(
+        "INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) VALUES (?, ?, ?)",
+        [(value, kind, rowid) for value, kind in rows],
+    )
 
 
 def unindex(db: apsw.Connection, rowid: int) -> int:
@@ -51,38 +53,51 @@ def unindex(db: apsw.Connection, rowid: int) -> int:
 
 def copy_index(db: apsw.Connection, to_rowid: int, from_rowid: int) -> None:
     """The index rows of one memory also made for another (a merge survivor names what it absorbed)."""
-    db.execute("INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) "
-               "SELECT value, kind, ? FROM entity_index WHERE memory_rowid = ?", (to_rowid, from_rowid))
+    db.execute(
+        "INSERT OR IGNORE INTO entity_index (value, kind, memory_rowid) "
+        "SELECT value, kind, ? FROM entity_index WHERE memory_rowid = ?",
+        (to_rowid, from_rowid),
+    )
 
 
 def naming(db: apsw.Connection, value: str, kind: str, viewer: str | None, limit: int) -> list[int]:
     """Rowids of up to `limit` memories `viewer` may see that name the entity."""
     where, vis = visible_to(viewer)
-    return [int(r) for (r,) in db.execute(
-        f"SELECT e.memory_rowid FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
-        f"WHERE e.value = ? AND e.kind = ? AND {where} LIMIT ?", (value, kind, *vis, limit))]
+    return [
+        int(r)
+        for (r,) in db.execute(
+            f"SELECT e.memory_rowid FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
+            f"WHERE e.value = ? AND e.kind = ? AND {where} LIMIT ?",
+            (value, kind, *vis, limit),
+        )
+    ]
 
 
-_DATES = "SELECT e.memory_rowid FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid " \
-         "WHERE e.kind = 'date' AND {where} AND "
+_DATES = (
+    "SELECT e.memory_rowid FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
+    "WHERE e.kind = 'date' AND {where} AND "
+)
 
 
 def naming_dates_between(db: apsw.Connection, first: str, after: str, viewer: str | None) -> list[int]:
     """Rowids of the memories `viewer` may see that name a day in [first, after) (ISO dates)."""
     where, vis = visible_to(viewer)
-    return [int(r) for (r,) in db.execute(_DATES.format(where=where) + "e.value >= ? AND e.value < ?",
-                                          (*vis, first, after))]
+    return [
+        int(r) for (r,) in db.execute(_DATES.format(where=where) + "e.value >= ? AND e.value < ?", (*vis, first, after))
+    ]
 
 
 def naming_dates(db: apsw.Connection, values: list[str], viewer: str | None) -> list[int]:
     """Rowids of the memories `viewer` may see that name one of the date values (such as a bare year)."""
     where, vis = visible_to(viewer)
-    return [int(r) for (r,) in db.execute(
-        _DATES.format(where=where) + f"e.value IN ({marks(values)})", (*vis, *values))]
+    return [
+        int(r) for (r,) in db.execute(_DATES.format(where=where) + f"e.value IN ({marks(values)})", (*vis, *values))
+    ]
 
 
-def recent_sharing(db: apsw.Connection, value: str, kind: str, other_than: int, viewer: str | None,
-                   window: int) -> list[tuple[str, str]]:
+def recent_sharing(
+    db: apsw.Connection, value: str, kind: str, other_than: int, viewer: str | None, window: int
+) -> list[tuple[str, str]]:
     """(id, occurred_at) of the `window` most recently stored active memories `viewer` may see that
     name the entity."""
     where, vis = visible_to(viewer)
@@ -90,5 +105,7 @@ def recent_sharing(db: apsw.Connection, value: str, kind: str, other_than: int, 
     rows = db.execute(
         "SELECT m.id, m.occurred_at FROM entity_index e JOIN memories m ON m.rowid = e.memory_rowid "
         f"WHERE e.value = ? AND e.kind = ? AND e.memory_rowid != ? AND m.status = 'active' AND {where} "
-        "ORDER BY e.memory_rowid DESC LIMIT ?", (value, kind, other_than, *vis, window))
+        "ORDER BY e.memory_rowid DESC LIMIT ?",
+        (value, kind, other_than, *vis, window),
+    )
     return [(str(i), str(w)) for i, w in rows]

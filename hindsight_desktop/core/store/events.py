@@ -15,8 +15,9 @@ from hindsight_desktop.core.timeutil import from_db
 COLUMNS = "id, at, kind, memory_id, client, detail"
 
 
-def log_event(db: apsw.Connection, at: str, kind: str, memory_id: str | None, client: str,
-              detail: dict[str, Any] | None = None) -> None:
+def log_event(
+    db: apsw.Connection, at: str, kind: str, memory_id: str | None, client: str, detail: dict[str, Any] | None = None
+) -> None:
     db.execute(
         "INSERT INTO events (at, kind, memory_id, client, detail) VALUES (?, ?, ?, ?, ?)",
         (at, kind, memory_id, client, json.dumps(detail or {}, ensure_ascii=False)),
@@ -47,8 +48,9 @@ def recent(db: apsw.Connection, memory_id: str | None, limit: int) -> list[Event
     if memory_id is None:
         rows = db.execute(f"SELECT {COLUMNS} FROM events ORDER BY id DESC LIMIT ?", (limit,))
     else:
-        rows = db.execute(f"SELECT {COLUMNS} FROM events WHERE memory_id = ? ORDER BY id DESC LIMIT ?",
-                          (memory_id, limit))
+        rows = db.execute(
+            f"SELECT {COLUMNS} FROM events WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit)
+        )
     return [event_from_row(r) for r in rows]
 
 
@@ -83,8 +85,7 @@ def every(db: apsw.Connection) -> Iterator[EventRow]:
         yield EventRow(*row)
 
 
-def restore(db: apsw.Connection, event: tuple[int | None, str, str, str | None, str, str], *,
-            keep_id: bool) -> None:
+def restore(db: apsw.Connection, event: tuple[int | None, str, str, str | None, str, str], *, keep_id: bool) -> None:
     """An exported event (id, at, kind, memory_id, client, detail JSON) written back: with `keep_id`
     under its own id, otherwise under the next free one."""
     if keep_id and event[0] is not None:
@@ -98,7 +99,9 @@ def archived_in_batch(db: apsw.Connection, batch: str) -> list[BatchMember]:
     rows = db.execute(
         "SELECT m.rowid, m.id, coalesce(json_extract(e.detail, '$.was'), 'active') FROM events e "
         "JOIN memories m ON m.id = e.memory_id WHERE e.kind = 'forget' AND json_extract(e.detail, '$.batch') = ? "
-        "AND m.status = 'archived' ORDER BY m.rowid", (batch,))
+        "AND m.status = 'archived' ORDER BY m.rowid",
+        (batch,),
+    )
     return [BatchMember(int(r), str(i), str(w)) for r, i, w in rows]
 
 

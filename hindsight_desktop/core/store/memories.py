@@ -26,9 +26,29 @@ MEMORY_COLUMNS = (
 
 
 def memory_from_row(row: tuple) -> Memory:
-    (_rowid, mid, content, summary, layer, mtype, importance, pinned, client, scope, session_id, status,
-     superseded_by, created_at, occurred_at, updated_at, last_accessed_at, access_count, expires_at,
-     entities, metadata) = row
+    (
+        _rowid,
+        mid,
+        content,
+        summary,
+        layer,
+        mtype,
+        importance,
+        pinned,
+        client,
+        scope,
+        session_id,
+        status,
+        superseded_by,
+        created_at,
+        occurred_at,
+        updated_at,
+        last_accessed_at,
+        access_count,
+        expires_at,
+        entities,
+        metadata,
+    ) = row
     return Memory(
         id=mid,
         content=content,
@@ -86,8 +106,9 @@ def field_row(db: apsw.Connection, record: type[Fields], rowid: int) -> Fields |
     return None if row is None else record(*row)
 
 
-def select(db: apsw.Connection, record: type[Fields], where: str, args: Iterable[Any] = (), *,
-           hint: str = "", order: str = "") -> list[Fields]:
+def select(
+    db: apsw.Connection, record: type[Fields], where: str, args: Iterable[Any] = (), *, hint: str = "", order: str = ""
+) -> list[Fields]:
     """Memories meeting `where` (SQL over the unaliased table), their columns as `record` (see
     `field_row`). `hint` goes after the table name: NOT INDEXED or INDEXED BY, where the planner's own
     choice was measured to be slow."""
@@ -107,20 +128,25 @@ def stored_fact(found: tuple[str, str, str] | None) -> tuple[str | None, str | N
 
 def supersede(db: apsw.Connection, old_id: str, new_id: str, at: str) -> None:
     """`old_id` is replaced by `new_id`: it stays, out of normal recall, pointing at what replaced it."""
-    db.execute("UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
-               (new_id, at, old_id))
+    db.execute(
+        "UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?",
+        (new_id, at, old_id),
+    )
 
 
 def reactivate(db: apsw.Connection, memory_id: str, at: str) -> None:
     """Back into normal recall: active, replaced by nothing."""
-    db.execute("UPDATE memories SET status = 'active', superseded_by = NULL, updated_at = ? WHERE id = ?",
-               (at, memory_id))
+    db.execute(
+        "UPDATE memories SET status = 'active', superseded_by = NULL, updated_at = ? WHERE id = ?", (at, memory_id)
+    )
 
 
 # ---- listing and counting (timelines, exports, numbers) -------------------------------------------
 
-def page(db: apsw.Connection, filters: MemoryFilter, limit: int, offset: int = 0,
-         after: Memory | None = None) -> list[Memory]:
+
+def page(
+    db: apsw.Connection, filters: MemoryFilter, limit: int, offset: int = 0, after: Memory | None = None
+) -> list[Memory]:
     """Newest first (by event time, then storage order). `after` continues from a memory of the previous
     page (keyset paging): the next page then costs what the first one does, however deep."""
     where, args = filters.sql()
@@ -129,11 +155,15 @@ def page(db: apsw.Connection, filters: MemoryFilter, limit: int, offset: int = 0
         # The range on occurred_at keeps the time index usable; should `after` have been purged
         # meanwhile, its rowid is NULL and only the memories exactly as old as it are skipped.
         when = to_db(after.occurred_at)
-        where += (" AND m.occurred_at <= ? AND (m.occurred_at < ? OR "
-                  "m.rowid < (SELECT rowid FROM memories WHERE id = ?))")
+        where += (
+            " AND m.occurred_at <= ? AND (m.occurred_at < ? OR m.rowid < (SELECT rowid FROM memories WHERE id = ?))"
+        )
         args = [*args, when, when, after.id]
-    rows = db.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                      "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+    rows = db.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
+        "ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ? OFFSET ?",
+        (*args, limit, offset),
+    )
     return [memory_from_row(r) for r in rows]
 
 
@@ -155,8 +185,11 @@ def count_by(db: apsw.Connection, column: str) -> dict[str, int]:
 
 def most_recalled(db: apsw.Connection, limit: int) -> list[Memory]:
     """Active memories recalled most often, most first."""
-    rows = db.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' "
-                      "AND m.access_count > 0 ORDER BY m.access_count DESC, m.rowid LIMIT ?", (limit,))
+    rows = db.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' "
+        "AND m.access_count > 0 ORDER BY m.access_count DESC, m.rowid LIMIT ?",
+        (limit,),
+    )
     return [memory_from_row(r) for r in rows]
 
 
@@ -182,38 +215,76 @@ def update_fields(db: apsw.Connection, rowid: int, changes: dict[str, Any], at: 
 def restore_status(db: apsw.Connection, rowid: int, was: str, at: str) -> None:
     """An archived memory back to the status it had when archived: superseded again when it was and
     what superseded it is still there and not archived itself, otherwise active (replaced by nothing)."""
-    still = ("(? = 'superseded' AND superseded_by IN (SELECT id FROM memories WHERE status != 'archived'))")
-    db.execute(f"UPDATE memories SET status = CASE WHEN {still} THEN 'superseded' ELSE 'active' END, "
-               f"superseded_by = CASE WHEN {still} THEN superseded_by END, updated_at = ? WHERE rowid = ?",
-               (was, was, at, rowid))
+    still = "(? = 'superseded' AND superseded_by IN (SELECT id FROM memories WHERE status != 'archived'))"
+    db.execute(
+        f"UPDATE memories SET status = CASE WHEN {still} THEN 'superseded' ELSE 'active' END, "
+        f"superseded_by = CASE WHEN {still} THEN superseded_by END, updated_at = ? WHERE rowid = ?",
+        (was, was, at, rowid),
+    )
 
 
 # ---- the write path ---------------------------------------------------------------------------------
 
-def insert(db: apsw.Connection, *, id: str, content: str, layer: str, type: str, importance: float, client: str,
-           scope: str, session_id: str | None, created_at: str, occurred_at: str, updated_at: str,
-           expires_at: str | None, entities: str, metadata: str, content_hash: str, fact_key: str | None,
-           fact_value: str | None) -> int:
+
+def insert(
+    db: apsw.Connection,
+    *,
+    id: str,
+    content: str,
+    layer: str,
+    type: str,
+    importance: float,
+    client: str,
+    scope: str,
+    session_id: str | None,
+    created_at: str,
+    occurred_at: str,
+    updated_at: str,
+    expires_at: str | None,
+    entities: str,
+    metadata: str,
+    content_hash: str,
+    fact_key: str | None,
+    fact_value: str | None,
+) -> int:
     """Store one new memory (times in database form, entities and metadata as JSON); its rowid."""
     db.execute(
         "INSERT INTO memories (id, content, layer, type, importance, client, scope, session_id, created_at, "
         "occurred_at, updated_at, expires_at, entities, metadata, content_hash, fact_key, fact_value) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (id, content, layer, type, importance, client, scope, session_id, created_at, occurred_at, updated_at,
-         expires_at, entities, metadata, content_hash, fact_key, fact_value),
+        (
+            id,
+            content,
+            layer,
+            type,
+            importance,
+            client,
+            scope,
+            session_id,
+            created_at,
+            occurred_at,
+            updated_at,
+            expires_at,
+            entities,
+            metadata,
+            content_hash,
+            fact_key,
+            fact_value,
+        ),
     )
     return int(db.last_insert_rowid())
 
 
-def statuses_visible(db: apsw.Connection, rowids: Iterable[int],
-                     viewer: str | None) -> list[tuple[int, str, str]]:
+def statuses_visible(db: apsw.Connection, rowids: Iterable[int], viewer: str | None) -> list[tuple[int, str, str]]:
     """(rowid, id, status) of those of `rowids` that `viewer` may see."""
     ids = list(rowids)
     visible, vis = visible_to(viewer)
     rows = db.execute(
         # NOT INDEXED: by rowid, never a walk through every active memory in the status index.
-        f"SELECT m.rowid, m.id, m.status FROM memories m NOT INDEXED WHERE m.rowid IN ({values.marks(ids)}) AND {visible}",
-        (*ids, *vis))
+        f"SELECT m.rowid, m.id, m.status FROM memories m NOT INDEXED "
+        f"WHERE m.rowid IN ({values.marks(ids)}) AND {visible}",
+        (*ids, *vis),
+    )
     return [(int(r), str(i), str(s)) for r, i, s in rows]
 
 
@@ -221,7 +292,9 @@ def contents(db: apsw.Connection, rowids: list[int]) -> dict[int, str]:
     """The text of each of `rowids` still stored."""
     if not rowids:
         return {}
-    rows = db.execute(f"SELECT rowid, content FROM memories NOT INDEXED WHERE rowid IN ({values.marks(rowids)})", rowids)
+    rows = db.execute(
+        f"SELECT rowid, content FROM memories NOT INDEXED WHERE rowid IN ({values.marks(rowids)})", rowids
+    )
     return {int(r): str(c) for r, c in rows}
 
 
@@ -232,7 +305,8 @@ def active_copy(db: apsw.Connection, content_hash: str, viewer: str | None) -> s
         # INDEXED BY: the hash finds the one row; the status index would step through every active memory.
         f"SELECT m.id FROM memories m INDEXED BY memories_hash WHERE m.content_hash = ? AND m.status = 'active' "
         f"AND m.layer != 'working' "
-        f"AND {where} LIMIT 1", (content_hash, *args),
+        f"AND {where} LIMIT 1",
+        (content_hash, *args),
     ).fetchone()
     return None if row is None else str(row[0])
 
@@ -249,23 +323,27 @@ def reinforce(db: apsw.Connection, memory_id: str, importance: float, metadata: 
 def repeated(db: apsw.Connection, memory_id: str, at: str) -> None:
     """Another writer repeated the memory: one use more, at `at`; what it says and how it is weighed
     (text, metadata, importance, type) stay its writer's."""
-    db.execute("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
-               (at, memory_id))
+    db.execute(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?", (at, memory_id)
+    )
 
 
-def session_before(db: apsw.Connection, session_id: str, other_than: str, occurred_at: str, viewer: str | None,
-                   limit: int) -> list[str]:
+def session_before(
+    db: apsw.Connection, session_id: str, other_than: str, occurred_at: str, viewer: str | None, limit: int
+) -> list[str]:
     """Ids of the long-term memories of a session `viewer` may see from no later than `occurred_at`,
     newest first."""
     where, vis = visible_to(viewer)
     rows = db.execute(
         "SELECT m.id FROM memories m WHERE m.session_id = ? AND m.id != ? AND m.layer != 'working' "
         f"AND m.occurred_at <= ? AND {where} ORDER BY m.occurred_at DESC, m.rowid DESC LIMIT ?",
-        (session_id, other_than, occurred_at, *vis, limit))
+        (session_id, other_than, occurred_at, *vis, limit),
+    )
     return [str(i) for (i,) in rows]
 
 
 # ---- the recall path --------------------------------------------------------------------------------
+
 
 def rowids_of(db: apsw.Connection, ids: Iterable[str]) -> set[int]:
     """The rowids of those of the memory ids still stored."""
@@ -277,31 +355,42 @@ def hidden_from(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]
     """Those of `rowids` that are other clients' private memories."""
     hidden: set[int] = set()
     for chunk in values.chunks(rowids):
-        hidden.update(int(r) for (r,) in db.execute(
-            f"SELECT rowid FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)}) "
-            "AND scope = 'private' AND client != ?", (*chunk, viewer)))
+        hidden.update(
+            int(r)
+            for (r,) in db.execute(
+                f"SELECT rowid FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)}) "
+                "AND scope = 'private' AND client != ?",
+                (*chunk, viewer),
+            )
+        )
     return hidden
 
 
-def among(db: apsw.Connection, columns: str, rowids: list[int], where: str,
-          args: Iterable[Any]) -> list[tuple[Any, ...]]:
+def among(
+    db: apsw.Connection, columns: str, rowids: list[int], where: str, args: Iterable[Any]
+) -> list[tuple[Any, ...]]:
     """`columns` (over the table aliased m) of those of `rowids` that meet `where`."""
     found: list[tuple[Any, ...]] = []
     extra = tuple(args)
     for chunk in values.chunks(rowids):
         # NOT INDEXED: look the rows up by rowid. Left to itself the planner may walk the status
         # index instead, every active memory of it (5-8 ms at 50k memories against 0.3 ms).
-        found += db.execute(f"SELECT {columns} FROM memories m NOT INDEXED "
-                            f"WHERE m.rowid IN ({values.marks(chunk)}) AND {where}", (*chunk, *extra)).fetchall()
+        found += db.execute(
+            f"SELECT {columns} FROM memories m NOT INDEXED WHERE m.rowid IN ({values.marks(chunk)}) AND {where}",
+            (*chunk, *extra),
+        ).fetchall()
     return found
 
 
 def stating(db: apsw.Connection, fact_key: str, viewer: str | None) -> set[int]:
     """Rowids of the active memories `viewer` may see that state `fact_key`."""
     where, vis = visible_to(viewer)
-    return {int(r) for (r,) in db.execute(
-        f"SELECT m.rowid FROM memories m WHERE m.fact_key = ? AND m.status = 'active' AND {where}",
-        (fact_key, *vis))}
+    return {
+        int(r)
+        for (r,) in db.execute(
+            f"SELECT m.rowid FROM memories m WHERE m.fact_key = ? AND m.status = 'active' AND {where}", (fact_key, *vis)
+        )
+    }
 
 
 def stating_any(db: apsw.Connection, fact_keys: list[str], viewer: str | None) -> list[tuple[int, str]]:
@@ -309,16 +398,24 @@ def stating_any(db: apsw.Connection, fact_keys: list[str], viewer: str | None) -
     where, vis = visible_to(viewer)
     found: list[tuple[int, str]] = []
     for chunk in values.chunks(fact_keys):
-        found += [(int(r), str(k)) for r, k in db.execute(
-            f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key IN ({values.marks(chunk)}) "
-            f"AND m.status = 'active' AND {where}", (*chunk, *vis))]
+        found += [
+            (int(r), str(k))
+            for r, k in db.execute(
+                f"SELECT m.rowid, m.fact_key FROM memories m WHERE m.fact_key IN ({values.marks(chunk)}) "
+                f"AND m.status = 'active' AND {where}",
+                (*chunk, *vis),
+            )
+        ]
     return found
 
 
 def occurred_between(db: apsw.Connection, start: str, end: str, viewer: str | None) -> list[int]:
     """Rowids of the memories `viewer` may see that happened in [start, end)."""
     where, vis = visible_to(viewer)
-    return [int(r) for (r,) in db.execute(
-        f"SELECT m.rowid FROM memories m WHERE m.occurred_at >= ? AND m.occurred_at < ? AND {where}",
-        (start, end, *vis))]
-
+    return [
+        int(r)
+        for (r,) in db.execute(
+            f"SELECT m.rowid FROM memories m WHERE m.occurred_at >= ? AND m.occurred_at < ? AND {where}",
+            (start, end, *vis),
+        )
+    ]

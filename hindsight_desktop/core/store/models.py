@@ -73,7 +73,8 @@ def read_state(db: apsw.Connection) -> SpaceState:
     return SpaceState(
         active=None if active_num is None else _model(db, active_num),
         target=None if switch is None else _model(db, switch.to_num),
-        switch=switch, generation=generation(db),
+        switch=switch,
+        generation=generation(db),
     )
 
 
@@ -108,8 +109,11 @@ def begin_switch(db: apsw.Connection, active: ModelRow, target: ModelRow, now: d
     if current is None or current.to_num != target.num:
         db.execute("DELETE FROM model_switch")
         seq = latest_change(db)
-        db.execute("INSERT INTO model_switch (id, from_num, to_num, started_at, cursor, log_seq, done) "
-                   "VALUES (1, ?, ?, ?, 0, ?, 0)", (active.num, target.num, to_db(now), seq))
+        db.execute(
+            "INSERT INTO model_switch (id, from_num, to_num, started_at, cursor, log_seq, done) "
+            "VALUES (1, ?, ?, ?, 0, ?, 0)",
+            (active.num, target.num, to_db(now), seq),
+        )
     bump_generation(db)
 
 
@@ -137,6 +141,7 @@ def every(db: apsw.Connection) -> list[ModelRow]:
 
 # ---- the re-embed of a switch --------------------------------------------------------------------
 
+
 def rename(db: apsw.Connection, num: int, model_id: str) -> bool:
     """Give a model row the id of a file that reproduces its vectors exactly; False (nothing changed)
     when another row already has that id."""
@@ -156,18 +161,23 @@ def latest_change(db: apsw.Connection) -> int:
     return values.number(db, "SELECT coalesce(max(seq), 0) FROM vector_changes")
 
 
-def changes_between(db: apsw.Connection, after: int, upto: int,
-                    nums: tuple[int, int]) -> list[tuple[int, int, int, str]]:
+def changes_between(
+    db: apsw.Connection, after: int, upto: int, nums: tuple[int, int]
+) -> list[tuple[int, int, int, str]]:
     """(seq, model_num, memory_rowid, op) of the vector changes in (after, upto] to the two models' tables."""
-    rows = db.execute("SELECT seq, model_num, memory_rowid, op FROM vector_changes WHERE seq > ? AND seq <= ? "
-                      "AND model_num IN (?, ?) ORDER BY seq", (after, upto, *nums))
+    rows = db.execute(
+        "SELECT seq, model_num, memory_rowid, op FROM vector_changes WHERE seq > ? AND seq <= ? "
+        "AND model_num IN (?, ?) ORDER BY seq",
+        (after, upto, *nums),
+    )
     return [(int(s), int(n), int(r), str(o)) for s, n, r, o in rows]
 
 
 def move_cursor(db: apsw.Connection, cursor: int, log_seq: int, written: int) -> None:
     """The switch's progress: every memory up to `cursor` and every change up to `log_seq` re-embedded."""
-    db.execute("UPDATE model_switch SET cursor = ?, log_seq = ?, done = done + ? WHERE id = 1",
-               (cursor, log_seq, written))
+    db.execute(
+        "UPDATE model_switch SET cursor = ?, log_seq = ?, done = done + ? WHERE id = 1", (cursor, log_seq, written)
+    )
 
 
 def switch_cursor(db: apsw.Connection) -> int | None:

@@ -27,8 +27,9 @@ def _insert(replace: bool) -> str:
     return f"{verb} INTO relations ({COLUMNS}) VALUES (?, ?, ?, ?, ?)"
 
 
-def link(db: apsw.Connection, source: str, target: str, type: str, strength: float, at: str, *,
-         replace: bool = False) -> int:
+def link(
+    db: apsw.Connection, source: str, target: str, type: str, strength: float, at: str, *, replace: bool = False
+) -> int:
     """Link `source` to `target`; returns 1 when a row was written, 0 when an existing one was kept."""
     db.execute(_insert(replace), (source, target, type, strength, at))
     return db.changes()
@@ -42,16 +43,24 @@ def link_many(db: apsw.Connection, rows: Iterable[LinkRow], *, replace: bool = F
 def copy_links(db: apsw.Connection, to_id: str, from_id: str) -> None:
     """Every link of `from_id`, in either direction, also made for `to_id` (keeping its type, strength
     and date; never a link of `to_id` to itself). The originals stay."""
-    db.execute(f"INSERT OR IGNORE INTO relations ({COLUMNS}) SELECT ?, target_id, type, strength, created_at "
-               "FROM relations WHERE source_id = ? AND target_id != ?", (to_id, from_id, to_id))
-    db.execute(f"INSERT OR IGNORE INTO relations ({COLUMNS}) SELECT source_id, ?, type, strength, created_at "
-               "FROM relations WHERE target_id = ? AND source_id != ?", (to_id, from_id, to_id))
+    db.execute(
+        f"INSERT OR IGNORE INTO relations ({COLUMNS}) SELECT ?, target_id, type, strength, created_at "
+        "FROM relations WHERE source_id = ? AND target_id != ?",
+        (to_id, from_id, to_id),
+    )
+    db.execute(
+        f"INSERT OR IGNORE INTO relations ({COLUMNS}) SELECT source_id, ?, type, strength, created_at "
+        "FROM relations WHERE target_id = ? AND source_id != ?",
+        (to_id, from_id, to_id),
+    )
 
 
 def links_of(db: apsw.Connection, memory_id: str) -> list[Link]:
     """Every link from or to the memory, oldest first."""
-    rows = db.execute(f"SELECT {COLUMNS} FROM relations WHERE source_id = ? OR target_id = ? ORDER BY created_at",
-                      (memory_id, memory_id))
+    rows = db.execute(
+        f"SELECT {COLUMNS} FROM relations WHERE source_id = ? OR target_id = ? ORDER BY created_at",
+        (memory_id, memory_id),
+    )
     return [Link(s, t, k, float(w), parse_when(c)) for s, t, k, w, c in rows]
 
 
@@ -61,15 +70,22 @@ def count(db: apsw.Connection) -> int:
 
 def evidence_for(db: apsw.Connection, memory_id: str) -> int | None:
     """The rowid of the active semantic memory that holds this memory as evidence (`derived_from`), if any."""
-    row = db.execute("SELECT s.rowid FROM relations r JOIN memories s ON s.id = r.source_id WHERE r.target_id = ? "
-                     "AND r.type = 'derived_from' AND s.status = 'active' LIMIT 1", (memory_id,)).fetchone()
+    row = db.execute(
+        "SELECT s.rowid FROM relations r JOIN memories s ON s.id = r.source_id WHERE r.target_id = ? "
+        "AND r.type = 'derived_from' AND s.status = 'active' LIMIT 1",
+        (memory_id,),
+    ).fetchone()
     return None if row is None else int(row[0])
 
 
 def has_evidence(db: apsw.Connection, memory_id: str) -> bool:
     """Whether the memory is a consolidated fact (it has `derived_from` links to its statements)."""
-    return db.execute("SELECT 1 FROM relations WHERE source_id = ? AND type = 'derived_from' LIMIT 1",
-                      (memory_id,)).fetchone() is not None
+    return (
+        db.execute(
+            "SELECT 1 FROM relations WHERE source_id = ? AND type = 'derived_from' LIMIT 1", (memory_id,)
+        ).fetchone()
+        is not None
+    )
 
 
 def unlink_all(db: apsw.Connection, memory_id: str) -> int:
@@ -85,16 +101,19 @@ def every(db: apsw.Connection) -> Iterator[LinkRow]:
 
 def drop_dangling(db: apsw.Connection) -> int:
     """Delete links from or to a memory that no longer exists; returns how many."""
-    db.execute("DELETE FROM relations WHERE source_id NOT IN (SELECT id FROM memories) "
-               "OR target_id NOT IN (SELECT id FROM memories)")
+    db.execute(
+        "DELETE FROM relations WHERE source_id NOT IN (SELECT id FROM memories) "
+        "OR target_id NOT IN (SELECT id FROM memories)"
+    )
     return db.changes()
 
 
 # ---- what a purge follows: copies, borrowers and evidence of a memory ------------------------------
 
 # A semantic memory `m` that consolidation made from the memory id bound to the next parameter.
-_CONSOLIDATED_FROM = ("m.layer = 'semantic' AND EXISTS (SELECT 1 FROM json_each(m.metadata, '$.consolidated_from') "
-                      "WHERE value = ?)")
+_CONSOLIDATED_FROM = (
+    "m.layer = 'semantic' AND EXISTS (SELECT 1 FROM json_each(m.metadata, '$.consolidated_from') WHERE value = ?)"
+)
 
 
 class Derived(NamedTuple):
@@ -117,7 +136,9 @@ def absorbed_by(db: apsw.Connection, memory_id: str, client: str) -> list[str]:
     """Ids of the client's memories merged into `memory_id` that still point at it."""
     rows = db.execute(
         "SELECT m.id FROM relations r JOIN memories m ON m.id = r.target_id WHERE r.source_id = ? "
-        "AND r.type = 'merged_from' AND m.superseded_by = ? AND m.client = ?", (memory_id, memory_id, client))
+        "AND r.type = 'merged_from' AND m.superseded_by = ? AND m.client = ?",
+        (memory_id, memory_id, client),
+    )
     return [i for (i,) in rows]
 
 
@@ -125,7 +146,9 @@ def consolidated_from(db: apsw.Connection, memory_id: str, client: str) -> list[
     """The client's semantic memories that consolidation made from `memory_id` (it is their evidence)."""
     rows = db.execute(
         f"SELECT m.id, m.content FROM relations r JOIN memories m ON m.id = r.source_id WHERE r.target_id = ? "
-        f"AND r.type = 'derived_from' AND m.client = ? AND {_CONSOLIDATED_FROM}", (memory_id, client, memory_id))
+        f"AND r.type = 'derived_from' AND m.client = ? AND {_CONSOLIDATED_FROM}",
+        (memory_id, client, memory_id),
+    )
     return [Derived(*row) for row in rows]
 
 
@@ -136,7 +159,9 @@ def borrowers(db: apsw.Connection, memory_id: str) -> list[int]:
     rows = db.execute(
         f"SELECT m.rowid FROM relations r JOIN memories m ON m.id = r.source_id JOIN memories p ON p.id = ? "
         f"WHERE r.target_id = p.id AND m.client = p.client AND ((r.type = 'merged_from' AND "
-        f"p.superseded_by = m.id) OR (r.type = 'derived_from' AND {_CONSOLIDATED_FROM}))", (memory_id, memory_id))
+        f"p.superseded_by = m.id) OR (r.type = 'derived_from' AND {_CONSOLIDATED_FROM}))",
+        (memory_id, memory_id),
+    )
     return [int(r) for (r,) in rows]
 
 
@@ -144,7 +169,9 @@ def superseded_evidence(db: apsw.Connection, memory_id: str) -> list[str]:
     """Ids of the statements consolidated into `memory_id` that it still supersedes."""
     rows = db.execute(
         "SELECT m.id FROM relations r JOIN memories m ON m.id = r.target_id WHERE r.source_id = ? "
-        "AND r.type = 'derived_from' AND m.superseded_by = ? AND m.status = 'superseded'", (memory_id, memory_id))
+        "AND r.type = 'derived_from' AND m.superseded_by = ? AND m.status = 'superseded'",
+        (memory_id, memory_id),
+    )
     return [i for (i,) in rows]
 
 
@@ -153,7 +180,9 @@ def merged_or_derived(db: apsw.Connection, memory_id: str) -> list[Relative]:
     rows = db.execute(
         "SELECT m.entities, m.metadata, r.type, m.id, m.client, m.superseded_by FROM relations r "
         "JOIN memories m ON m.id = r.target_id WHERE r.source_id = ? AND r.type IN ('merged_from', "
-        "'derived_from')", (memory_id,))
+        "'derived_from')",
+        (memory_id,),
+    )
     return [Relative(*row) for row in rows]
 
 
@@ -163,5 +192,7 @@ def strengths_touching(db: apsw.Connection, ids: list[str]) -> list[tuple[str, s
     rows = db.execute(
         f"SELECT source_id, target_id, strength FROM relations WHERE source_id IN ({marks}) "
         f"AND type != 'supersedes' UNION ALL SELECT source_id, target_id, strength FROM relations "
-        f"WHERE target_id IN ({marks}) AND type != 'supersedes'", (*ids, *ids))
+        f"WHERE target_id IN ({marks}) AND type != 'supersedes'",
+        (*ids, *ids),
+    )
     return [(str(s), str(t), float(w)) for s, t, w in rows]

@@ -22,8 +22,10 @@ PURGED = "(purged)"
 
 def start_run(store: Store, kind: str, client: str, at: str) -> int:
     with store.write() as db:
-        db.execute("INSERT INTO maintenance_runs (kind, client, started_at, status) VALUES (?, ?, ?, 'running')",
-                   (kind, client, at))
+        db.execute(
+            "INSERT INTO maintenance_runs (kind, client, started_at, status) VALUES (?, ?, ?, 'running')",
+            (kind, client, at),
+        )
         return int(db.last_insert_rowid())
 
 
@@ -31,16 +33,19 @@ def fail_unfinished(db: apsw.Connection, kind: str, at: str) -> int:
     """Mark runs of `kind` still recorded as running failed: their process ended (a kill, a crash) before
     it could say how the run ended. Only for a caller that knows no such run is in progress (the
     maintenance lease). Returns how many there were."""
-    db.execute("UPDATE maintenance_runs SET status = 'failed', finished_at = ?, report = ? "
-               "WHERE kind = ? AND status = 'running'",
-               (at, json.dumps({"error": "the process ended before the run finished"}), kind))
+    db.execute(
+        "UPDATE maintenance_runs SET status = 'failed', finished_at = ?, report = ? "
+        "WHERE kind = ? AND status = 'running'",
+        (at, json.dumps({"error": "the process ended before the run finished"}), kind),
+    )
     return db.changes()
 
 
-def finish_run(db: apsw.Connection, run_id: int, at: str, status: str, seconds: float,
-               report: dict[str, Any]) -> None:
-    db.execute("UPDATE maintenance_runs SET finished_at = ?, status = ?, seconds = ?, report = ? WHERE id = ?",
-               (at, status, seconds, json.dumps(storable(report), ensure_ascii=False, default=str), run_id))
+def finish_run(db: apsw.Connection, run_id: int, at: str, status: str, seconds: float, report: dict[str, Any]) -> None:
+    db.execute(
+        "UPDATE maintenance_runs SET finished_at = ?, status = ?, seconds = ?, report = ? WHERE id = ?",
+        (at, status, seconds, json.dumps(storable(report), ensure_ascii=False, default=str), run_id),
+    )
 
 
 def storable(report: dict[str, Any]) -> dict[str, Any]:
@@ -49,8 +54,10 @@ def storable(report: dict[str, Any]) -> dict[str, Any]:
     for key, value in report.items():
         if isinstance(value, list):
             # Dict items describe memories (kept by id); anything else is the program's own note ("deferred").
-            out[key] = [{k: v for k, v in item.items() if k in ITEM_FIELDS} if isinstance(item, dict) else item
-                        for item in value]
+            out[key] = [
+                {k: v for k, v in item.items() if k in ITEM_FIELDS} if isinstance(item, dict) else item
+                for item in value
+            ]
         else:
             out[key] = value
     return out
@@ -59,8 +66,11 @@ def storable(report: dict[str, Any]) -> dict[str, Any]:
 def scrub_purged(db: apsw.Connection, ids: set[str]) -> int:
     """Rewrite stored reports that name a purged memory (or, written by an older version, carry text):
     the ids become "(purged)" and text fields go. Returns how many reports changed."""
-    found: dict[int, str] = dict(db.execute(
-        "SELECT id, report FROM maintenance_runs WHERE report LIKE '%\"content\"%' OR report LIKE '%\"fact\"%'"))
+    found: dict[int, str] = dict(
+        db.execute(
+            "SELECT id, report FROM maintenance_runs WHERE report LIKE '%\"content\"%' OR report LIKE '%\"fact\"%'"
+        )
+    )
     listed = sorted(ids)
     for chunk in values.chunks(listed):
         named = " OR ".join(["instr(report, ?) > 0"] * len(chunk))
@@ -70,8 +80,9 @@ def scrub_purged(db: apsw.Connection, ids: set[str]) -> int:
         report = json.loads(text)
         clean = replace_ids(storable(report), ids)
         if clean != report:
-            db.execute("UPDATE maintenance_runs SET report = ? WHERE id = ?",
-                       (json.dumps(clean, ensure_ascii=False), run_id))
+            db.execute(
+                "UPDATE maintenance_runs SET report = ? WHERE id = ?", (json.dumps(clean, ensure_ascii=False), run_id)
+            )
             changed += 1
     return changed
 
@@ -100,6 +111,9 @@ class RunRow(NamedTuple):
 
 def latest(db: apsw.Connection, limit: int) -> list[RunRow]:
     """The most recent runs, newest first."""
-    rows = db.execute("SELECT id, kind, client, started_at, finished_at, status, seconds, report "
-                      "FROM maintenance_runs ORDER BY id DESC LIMIT ?", (limit,))
+    rows = db.execute(
+        "SELECT id, kind, client, started_at, finished_at, status, seconds, report "
+        "FROM maintenance_runs ORDER BY id DESC LIMIT ?",
+        (limit,),
+    )
     return [RunRow(*row) for row in rows]

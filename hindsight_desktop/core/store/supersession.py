@@ -27,8 +27,15 @@ class Replaced(NamedTuple):
     winner: str
 
 
-def resolve(db: apsw.Connection, fact_key: str, group: str, at: str, client: str, why: str,
-            excluding: frozenset[str] = frozenset()) -> list[Replaced]:
+def resolve(
+    db: apsw.Connection,
+    fact_key: str,
+    group: str,
+    at: str,
+    client: str,
+    why: str,
+    excluding: frozenset[str] = frozenset(),
+) -> list[Replaced]:
     """Make the latest statement of `fact_key` in `group` the current one: every other active
     statement with a different value is superseded by it (a link and an event say so). Memories in
     `excluding` (leaving right now) take no part."""
@@ -61,8 +68,14 @@ def repair(db: apsw.Connection, at: str, client: str) -> list[str]:
     return _free(db, upkeep.misjudged_supersessions(db), at, client, "its successor should not have replaced it")
 
 
-def _free(db: apsw.Connection, freed: list[upkeep.Freed], at: str, client: str, why: str,
-          excluding: frozenset[str] = frozenset()) -> list[str]:
+def _free(
+    db: apsw.Connection,
+    freed: list[upkeep.Freed],
+    at: str,
+    client: str,
+    why: str,
+    excluding: frozenset[str] = frozenset(),
+) -> list[str]:
     for row in freed:
         reactivate(db, row.id, at)
         log_event(db, at, "restore", row.id, client, {"from": "superseded", "why": why, "successor": row.successor})
@@ -85,6 +98,5 @@ def reclaim(db: apsw.Connection, returning: Iterable[str], at: str, client: str)
             log_event(db, at, "supersede", member, client, {"superseded_by": memory_id, "why": "its fact was restored"})
             replaced.append(Replaced(member, memory_id))
         if row.fact_key:
-            replaced += resolve(db, row.fact_key, group_of(row.scope, row.client), at, client,
-                                "a restored statement")
+            replaced += resolve(db, row.fact_key, group_of(row.scope, row.client), at, client, "a restored statement")
     return replaced

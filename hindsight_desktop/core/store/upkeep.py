@@ -73,8 +73,9 @@ class ForgetMatch(NamedTuple):
     pinned: int
 
 
-def record_uses(db: apsw.Connection, ids: list[str], at: str, spaced_before: str, max_stability: float,
-                growth: float) -> None:
+def record_uses(
+    db: apsw.Connection, ids: list[str], at: str, spaced_before: str, max_stability: float, growth: float
+) -> None:
     """A use of each memory: counted, its fading clock reset; when its last counted use (or creation)
     is at or before `spaced_before`, its stability grows by `growth` (at most `max_stability`)."""
     db.executemany(
@@ -89,8 +90,11 @@ def record_uses(db: apsw.Connection, ids: list[str], at: str, spaced_before: str
 
 def drop_expired_working(db: apsw.Connection, before: str, limit: int) -> int:
     """Delete up to `limit` working memories that expired before `before`; returns how many."""
-    db.execute("DELETE FROM memories WHERE rowid IN (SELECT rowid FROM memories WHERE layer = 'working' "
-               "AND expires_at < ? LIMIT ?)", (before, limit))
+    db.execute(
+        "DELETE FROM memories WHERE rowid IN (SELECT rowid FROM memories WHERE layer = 'working' "
+        "AND expires_at < ? LIMIT ?)",
+        (before, limit),
+    )
     return db.changes()
 
 
@@ -103,14 +107,18 @@ def fade_candidates(db: apsw.Connection, unused_since: str, after: int, limit: i
         # every active memory for each batch (580 ms a batch at 100k memories, against 2 ms).
         "FROM memories m NOT INDEXED WHERE m.status = 'active' AND m.pinned = 0 AND m.layer != 'working' "
         "AND coalesce(m.last_accessed_at, m.created_at) < ? AND m.rowid > ? ORDER BY m.rowid LIMIT ?",
-        (unused_since, after, limit))
+        (unused_since, after, limit),
+    )
     return [FadeCandidate(*row) for row in rows]
 
 
 def over_capacity(db: apsw.Connection, cap: int) -> list[Overflow]:
     """Clients with more than `cap` active, unpinned long-term memories, and by how many."""
-    rows = db.execute("SELECT client, count(*) - ? FROM memories WHERE status = 'active' "
-                      "AND layer != 'working' AND pinned = 0 GROUP BY client HAVING count(*) > ?", (cap, cap))
+    rows = db.execute(
+        "SELECT client, count(*) - ? FROM memories WHERE status = 'active' "
+        "AND layer != 'working' AND pinned = 0 GROUP BY client HAVING count(*) > ?",
+        (cap, cap),
+    )
     return [Overflow(*row) for row in rows]
 
 
@@ -123,14 +131,16 @@ def strength_expression(half_life_days: float, layer_factors: dict[str, float], 
     return f"(m.importance * pow(0.5, {idle} / {half}))"
 
 
-def weakest(db: apsw.Connection, client: str, now: str, limit: int, half_life_days: float,
-            layer_factors: dict[str, float]) -> list[Target]:
+def weakest(
+    db: apsw.Connection, client: str, now: str, limit: int, half_life_days: float, layer_factors: dict[str, float]
+) -> list[Target]:
     """The client's `limit` weakest active, unpinned long-term memories at `now` (ties: oldest rowid)."""
     strength = strength_expression(half_life_days, layer_factors)
     rows = db.execute(
         f"SELECT m.rowid, m.id FROM memories m WHERE m.client = ? AND m.status = 'active' "
         f"AND m.layer != 'working' AND m.pinned = 0 ORDER BY {strength} ASC, m.rowid ASC LIMIT ?",
-        (client, now, limit))
+        (client, now, limit),
+    )
     return [Target(*row) for row in rows]
 
 
@@ -138,30 +148,38 @@ def statuses(db: apsw.Connection, targets: list[tuple[int, str]]) -> list[tuple[
     """(rowid, id, status) of each of the (rowid, id) targets still stored, in their order."""
     found: dict[int, str] = {}
     for chunk in values.chunks([rowid for rowid, _ in targets]):
-        found.update((int(r), str(s)) for r, s in db.execute(
-            f"SELECT rowid, status FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)})", chunk))
+        found.update(
+            (int(r), str(s))
+            for r, s in db.execute(
+                f"SELECT rowid, status FROM memories NOT INDEXED WHERE rowid IN ({values.marks(chunk)})", chunk
+            )
+        )
     return [(rowid, mid, found[rowid]) for rowid, mid in targets if rowid in found]
 
 
 def archive(db: apsw.Connection, rowids: Iterable[int], at: str) -> None:
     """To cold storage: archived (restorable), out of normal recall."""
-    db.executemany("UPDATE memories SET status = 'archived', updated_at = ? WHERE rowid = ?",
-                   [(at, rowid) for rowid in rowids])
+    db.executemany(
+        "UPDATE memories SET status = 'archived', updated_at = ? WHERE rowid = ?", [(at, rowid) for rowid in rowids]
+    )
 
 
 def changed_since(db: apsw.Connection, since: str, after: int) -> list[Changed]:
     """Active long-term memories updated after (since, rowid `after`), in that order."""
     rows = db.execute(
         "SELECT updated_at, rowid FROM memories WHERE (updated_at > ?1 OR (updated_at = ?1 AND rowid > ?2)) "
-        "AND status = 'active' AND layer != 'working' ORDER BY updated_at, rowid", (since, after))
+        "AND status = 'active' AND layer != 'working' ORDER BY updated_at, rowid",
+        (since, after),
+    )
     return [Changed(*row) for row in rows]
 
 
 def stated_facts(db: apsw.Connection, rowids: list[int]) -> list[StatedFact]:
     """Those of the memories still active and long-term, with their text and stored fact."""
     marks = values.marks(rowids)
-    return select(db, StatedFact, f"rowid IN ({marks}) AND status = 'active' AND layer != 'working'", rowids,
-                  hint="NOT INDEXED")
+    return select(
+        db, StatedFact, f"rowid IN ({marks}) AND status = 'active' AND layer != 'working'", rowids, hint="NOT INDEXED"
+    )
 
 
 def set_fact(db: apsw.Connection, rowid: int, key: str | None, value: str | None) -> None:
@@ -173,7 +191,8 @@ def contradicted_facts(db: apsw.Connection) -> list[FactGroup]:
     group = privacy_group()
     rows = db.execute(
         f"SELECT fact_key, {group} FROM memories WHERE status = 'active' AND layer != 'working' "
-        f"AND fact_key IS NOT NULL GROUP BY fact_key, {group} HAVING count(DISTINCT fact_value) > 1")
+        f"AND fact_key IS NOT NULL GROUP BY fact_key, {group} HAVING count(DISTINCT fact_value) > 1"
+    )
     return [FactGroup(*row) for row in rows]
 
 
@@ -183,8 +202,13 @@ def claims(db: apsw.Connection, key: str, group: str) -> list[Claim]:
     return select(
         # INDEXED BY: left to itself the planner walks the (status, occurred_at) index to skip the sort,
         # that is every active memory for each fact (29 ms a group at 30k memories, against 1 ms).
-        db, Claim, f"status = 'active' AND layer != 'working' AND fact_key = ? AND {privacy_group()} = ?",
-        (key, group), hint="INDEXED BY memories_fact", order=f"{stated_at()} DESC, rowid DESC")
+        db,
+        Claim,
+        f"status = 'active' AND layer != 'working' AND fact_key = ? AND {privacy_group()} = ?",
+        (key, group),
+        hint="INDEXED BY memories_fact",
+        order=f"{stated_at()} DESC, rowid DESC",
+    )
 
 
 class Freed(NamedTuple):
@@ -202,11 +226,16 @@ def replaced_by(db: apsw.Connection, successors: frozenset[str]) -> list[Freed]:
     into it: the statements it contradicted and the evidence it consolidated."""
     found: list[Freed] = []
     for chunk in values.chunks(sorted(successors)):
-        found += [Freed(*row) for row in db.execute(
-            "SELECT m.id, m.superseded_by, m.fact_key, m.scope, m.client FROM memories m "
-            f"WHERE m.superseded_by IN ({values.marks(chunk)}) AND m.status = 'superseded' "
-            "AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = m.superseded_by "
-            "AND r.target_id = m.id AND r.type = 'merged_from') ORDER BY m.rowid", chunk)]
+        found += [
+            Freed(*row)
+            for row in db.execute(
+                "SELECT m.id, m.superseded_by, m.fact_key, m.scope, m.client FROM memories m "
+                f"WHERE m.superseded_by IN ({values.marks(chunk)}) AND m.status = 'superseded' "
+                "AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_id = m.superseded_by "
+                "AND r.target_id = m.id AND r.type = 'merged_from') ORDER BY m.rowid",
+                chunk,
+            )
+        ]
     return [f for f in found if f.id not in successors]
 
 
@@ -218,7 +247,8 @@ def misjudged_supersessions(db: apsw.Connection) -> list[Freed]:
         f"ON s.id = m.superseded_by WHERE m.status = 'superseded' AND ({privacy_group('m')} != {privacy_group('s')} "
         f"OR (s.occurred_at > s.created_at AND {stated_at('s')} < {stated_at('m')})) "
         "AND EXISTS (SELECT 1 FROM relations r WHERE r.source_id = s.id AND r.target_id = m.id "
-        "AND r.type = 'supersedes') ORDER BY m.rowid")
+        "AND r.type = 'supersedes') ORDER BY m.rowid"
+    )
     return [Freed(*row) for row in rows]
 
 
@@ -245,15 +275,20 @@ def free_evidence(db: apsw.Connection, semantic_id: str) -> list[str]:
         "AND EXISTS (SELECT 1 FROM json_each(s.metadata, '$.consolidated_from') WHERE value = m.id) "
         "AND NOT EXISTS (SELECT 1 FROM relations o JOIN memories t ON t.id = o.source_id WHERE o.target_id = m.id "
         "AND o.type = 'derived_from' AND o.source_id != s.id AND t.status = 'active') ORDER BY m.rowid",
-        (semantic_id,))
+        (semantic_id,),
+    )
     return [str(i) for (i,) in rows]
 
 
 def occasions(db: apsw.Connection, rowids: list[int]) -> int:
     """Distinct occasions (sessions, or days for memories without a session) among the memories."""
     marks = values.marks(rowids)
-    return values.number(db, "SELECT count(DISTINCT coalesce(session_id, substr(occurred_at, 1, 10))) "
-                         f"FROM memories WHERE rowid IN ({marks})", rowids)
+    return values.number(
+        db,
+        "SELECT count(DISTINCT coalesce(session_id, substr(occurred_at, 1, 10))) "
+        f"FROM memories WHERE rowid IN ({marks})",
+        rowids,
+    )
 
 
 def id_of(db: apsw.Connection, rowid: int) -> str:
@@ -265,20 +300,53 @@ def id_of(db: apsw.Connection, rowid: int) -> str:
 
 def strengthen(db: apsw.Connection, rowid: int, metadata: dict[str, Any], importance: float, at: str) -> None:
     """New metadata and importance for a memory (a consolidated fact that gained evidence)."""
-    db.execute("UPDATE memories SET metadata = ?, importance = ?, updated_at = ? WHERE rowid = ?",
-               (json.dumps(metadata, ensure_ascii=False), importance, at, rowid))
+    db.execute(
+        "UPDATE memories SET metadata = ?, importance = ?, updated_at = ? WHERE rowid = ?",
+        (json.dumps(metadata, ensure_ascii=False), importance, at, rowid),
+    )
 
 
-def insert_semantic(db: apsw.Connection, *, memory_id: str, content: str, summary: str, type: str,
-                    importance: float, client: str, scope: str, at: str, occurred_at: str, entities: str,
-                    metadata: str, content_hash: str, fact_key: str | None, fact_value: str | None) -> int:
+def insert_semantic(
+    db: apsw.Connection,
+    *,
+    memory_id: str,
+    content: str,
+    summary: str,
+    type: str,
+    importance: float,
+    client: str,
+    scope: str,
+    at: str,
+    occurred_at: str,
+    entities: str,
+    metadata: str,
+    content_hash: str,
+    fact_key: str | None,
+    fact_value: str | None,
+) -> int:
     """A new semantic memory (`entities` and `metadata` as JSON text); its rowid."""
     db.execute(
         "INSERT INTO memories (id, content, summary, layer, type, importance, client, scope, created_at, occurred_at, "
         "updated_at, entities, metadata, content_hash, fact_key, fact_value) "
         "VALUES (?, ?, ?, 'semantic', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (memory_id, content, summary, type, importance, client, scope, at, occurred_at, at, entities, metadata,
-         content_hash, fact_key, fact_value))
+        (
+            memory_id,
+            content,
+            summary,
+            type,
+            importance,
+            client,
+            scope,
+            at,
+            occurred_at,
+            at,
+            entities,
+            metadata,
+            content_hash,
+            fact_key,
+            fact_value,
+        ),
+    )
     return int(db.last_insert_rowid())
 
 
@@ -289,39 +357,70 @@ def repeated_facts(db: apsw.Connection, min_evidence: int) -> list[RepeatedFact]
         "SELECT client, scope, group_concat(rowid) FROM memories m WHERE status = 'active' AND layer = 'episodic' "
         "AND fact_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM relations r JOIN memories s ON s.id = r.source_id "
         "WHERE r.target_id = m.id AND r.type = 'derived_from' AND s.status = 'active') "
-        "GROUP BY fact_key, fact_value, client, scope HAVING count(*) >= ?", (min_evidence,))
+        "GROUP BY fact_key, fact_value, client, scope HAVING count(*) >= ?",
+        (min_evidence,),
+    )
     return [RepeatedFact(client, scope, [int(r) for r in rowids.split(",")]) for client, scope, rowids in rows]
 
 
-def merge_into(db: apsw.Connection, rowid: int, *, entities: str, access_count: int, importance: float,
-               pinned: int, last_accessed_at: str | None, stability: float, metadata: str, at: str) -> None:
+def merge_into(
+    db: apsw.Connection,
+    rowid: int,
+    *,
+    entities: str,
+    access_count: int,
+    importance: float,
+    pinned: int,
+    last_accessed_at: str | None,
+    stability: float,
+    metadata: str,
+    at: str,
+) -> None:
     """A merge survivor's fields after absorbing a near-duplicate (`entities`, `metadata` as JSON text)."""
     db.execute(
         "UPDATE memories SET entities = ?, access_count = ?, importance = ?, pinned = ?, last_accessed_at = ?, "
         "stability = ?, metadata = ?, updated_at = ? WHERE rowid = ?",
-        (entities, access_count, importance, pinned, last_accessed_at, stability, metadata, at, rowid))
+        (entities, access_count, importance, pinned, last_accessed_at, stability, metadata, at, rowid),
+    )
 
 
 def active_after(db: apsw.Connection, after: int, limit: int) -> list[int]:
     """Up to `limit` rowids of active long-term memories past rowid `after`, in rowid order."""
     # NOT INDEXED: by rowid from the cursor, not every active memory sorted again for each batch.
-    rows = db.execute("SELECT rowid FROM memories NOT INDEXED WHERE rowid > ? AND status = 'active' "
-                      "AND layer != 'working' ORDER BY rowid LIMIT ?", (after, limit))
+    rows = db.execute(
+        "SELECT rowid FROM memories NOT INDEXED WHERE rowid > ? AND status = 'active' "
+        "AND layer != 'working' ORDER BY rowid LIMIT ?",
+        (after, limit),
+    )
     return [int(r) for (r,) in rows]
 
 
-def forget_matches(db: apsw.Connection, *, viewer: str | None, rowids: list[int] | None = None,
-                   occurred_before: str | None = None, layer: str | None = None, type: str | None = None,
-                   below_importance: float | None = None, written_by: str | None = None,
-                   include_archived: bool = False, include_pinned: bool = False) -> list[ForgetMatch]:
+def forget_matches(
+    db: apsw.Connection,
+    *,
+    viewer: str | None,
+    rowids: list[int] | None = None,
+    occurred_before: str | None = None,
+    layer: str | None = None,
+    type: str | None = None,
+    below_importance: float | None = None,
+    written_by: str | None = None,
+    include_archived: bool = False,
+    include_pinned: bool = False,
+) -> list[ForgetMatch]:
     """Memories `viewer` may see meeting every given condition, oldest (by when it happened) first."""
     where, vis = visible_to(viewer)
     clauses, args = ["1", where], list[Any](vis)
     if rowids is not None:
         clauses.append(f"m.rowid IN ({values.marks(rowids)})")
         args.extend(rowids)
-    for clause, value in ((f"{stated_at('m')} < ?", occurred_before), ("m.layer = ?", layer), ("m.type = ?", type),
-                          ("m.importance < ?", below_importance), ("m.client = ?", written_by)):
+    for clause, value in (
+        (f"{stated_at('m')} < ?", occurred_before),
+        ("m.layer = ?", layer),
+        ("m.type = ?", type),
+        ("m.importance < ?", below_importance),
+        ("m.client = ?", written_by),
+    ):
         if value is not None:
             clauses.append(clause)
             args.append(value)
@@ -329,8 +428,11 @@ def forget_matches(db: apsw.Connection, *, viewer: str | None, rowids: list[int]
         clauses.append("m.status != 'archived'")
     if not include_pinned:
         clauses.append("m.pinned = 0")
-    rows = db.execute(f"SELECT m.rowid, m.id, m.client, m.pinned FROM memories m WHERE {' AND '.join(clauses)} "
-                      "ORDER BY m.occurred_at, m.rowid", args)
+    rows = db.execute(
+        f"SELECT m.rowid, m.id, m.client, m.pinned FROM memories m WHERE {' AND '.join(clauses)} "
+        "ORDER BY m.occurred_at, m.rowid",
+        args,
+    )
     return [ForgetMatch(*row) for row in rows]
 
 
@@ -360,23 +462,25 @@ def count_all(db: apsw.Connection) -> int:
     return values.number(db, "SELECT count(*) FROM memories")
 
 
-def columns_after(db: apsw.Connection, filters: MemoryFilter | None, columns: tuple[str, ...], after: int,
-                  limit: int) -> list[tuple[Any, ...]]:
+def columns_after(
+    db: apsw.Connection, filters: MemoryFilter | None, columns: tuple[str, ...], after: int, limit: int
+) -> list[tuple[Any, ...]]:
     """Up to `limit` memories matching `filters` past rowid `after`, in rowid order: (rowid, *columns)."""
     where, args = (filters or MemoryFilter()).sql()
     names = ", ".join(f"m.{c}" for c in columns)
     # NOT INDEXED: each chunk walks on by rowid; a status or client index would make SQLite read and
     # sort every match again for each chunk of a 100k export.
-    return db.execute(f"SELECT m.rowid, {names} FROM memories m NOT INDEXED WHERE {where} AND m.rowid > ? "
-                      f"ORDER BY m.rowid LIMIT ?", (*args, after, limit)).fetchall()
+    return db.execute(
+        f"SELECT m.rowid, {names} FROM memories m NOT INDEXED WHERE {where} AND m.rowid > ? ORDER BY m.rowid LIMIT ?",
+        (*args, after, limit),
+    ).fetchall()
 
 
 def present(db: apsw.Connection, ids: list[str]) -> set[str]:
     """Those of the ids that name a stored memory."""
     found: set[str] = set()
     for chunk in values.chunks(ids):
-        found.update(r for (r,) in db.execute(
-            f"SELECT id FROM memories WHERE id IN ({values.marks(chunk)})", chunk))
+        found.update(r for (r,) in db.execute(f"SELECT id FROM memories WHERE id IN ({values.marks(chunk)})", chunk))
     return found
 
 

@@ -22,9 +22,9 @@ def number(db: apsw.Connection, sql: str, args: Iterable[Any] = ()) -> int:
 def chunks(items: Sequence[_T]) -> Iterator[Sequence[_T]]:
     """`items` in slices short enough to be one statement's parameters."""
     for start in range(0, len(items), PARAMS_PER_STATEMENT):
-        yield items[start:start + PARAMS_PER_STATEMENT]
+        yield items[start : start + PARAMS_PER_STATEMENT]
 
 
 def marks(items: Sized) -> str:
-    """"?,?,…", one placeholder per item (for `IN (…)`)."""
+    """ "?,?,…", one placeholder per item (for `IN (…)`)."""
     return ",".join("?" * len(items))

@@ -60,14 +60,14 @@ class VectorIndex:
         self.cache.discard(rowid)
 
     def _log(self, db: apsw.Connection, rowid: int, op: str) -> None:
-        db.execute("INSERT INTO vector_changes (model_num, memory_rowid, op) VALUES (?, ?, ?)",
-                   (self.num, rowid, op))
+        db.execute("INSERT INTO vector_changes (model_num, memory_rowid, op) VALUES (?, ?, ?)", (self.num, rowid, op))
 
     def count(self, db: apsw.Connection) -> int:
         return values.number(db, f"SELECT count(*) FROM {self.table}")
 
-    def nearest(self, db: apsw.Connection, vector: np.ndarray, k: int,
-                hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def nearest(
+        self, db: apsw.Connection, vector: np.ndarray, k: int, hidden: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
         """The k nearest rowids with their cosine similarity, best first, leaving out the `hidden` rowids."""
         self.cache.refresh(db)
         return self.cache.nearest(vector, k, hidden)
@@ -124,8 +124,10 @@ def stored_vectors(db: apsw.Connection, table: str, rowids: list[int]) -> list[t
     if not rowids:
         return []
     marks = values.marks(rowids)
-    return [(int(r), blob) for r, blob in db.execute(f"SELECT rowid, embedding FROM {table} WHERE rowid IN ({marks})",
-                                                     rowids)]
+    return [
+        (int(r), blob)
+        for r, blob in db.execute(f"SELECT rowid, embedding FROM {table} WHERE rowid IN ({marks})", rowids)
+    ]
 
 
 # ---- long-term memories and a model's vector table (the re-embed of a switch) ------------------------
@@ -141,8 +143,9 @@ def long_term_count(db: apsw.Connection, upto: int | None = None) -> int:
 
 def long_term_after(db: apsw.Connection, after: int, limit: int) -> list[tuple[int, str]]:
     """(rowid, content) of the next `limit` long-term memories after rowid `after`."""
-    rows = db.execute(f"SELECT rowid, content FROM memories WHERE rowid > ? AND {LONG_TERM} "
-                      "ORDER BY rowid LIMIT ?", (after, limit))
+    rows = db.execute(
+        f"SELECT rowid, content FROM memories WHERE rowid > ? AND {LONG_TERM} ORDER BY rowid LIMIT ?", (after, limit)
+    )
     return [(int(r), str(c)) for r, c in rows]
 
 
@@ -150,9 +153,14 @@ def long_term_texts(db: apsw.Connection, rowids: list[int]) -> list[tuple[int, s
     """(rowid, content) of those of `rowids` that are long-term memories, by rowid (per chunk of 500)."""
     found: list[tuple[int, str]] = []
     for chunk in values.chunks(rowids):
-        found += [(int(r), str(c)) for r, c in db.execute(
-            f"SELECT rowid, content FROM memories WHERE rowid IN ({values.marks(chunk)}) "
-            f"AND {LONG_TERM} ORDER BY rowid", chunk)]
+        found += [
+            (int(r), str(c))
+            for r, c in db.execute(
+                f"SELECT rowid, content FROM memories WHERE rowid IN ({values.marks(chunk)}) "
+                f"AND {LONG_TERM} ORDER BY rowid",
+                chunk,
+            )
+        ]
     return found
 
 
@@ -163,21 +171,29 @@ def long_term_text(db: apsw.Connection, rowid: int) -> str | None:
 
 def long_term_ahead(db: apsw.Connection, after: int, limit: int) -> list[int]:
     """Rowids of up to `limit` long-term memories after rowid `after` (in no promised order)."""
-    return [int(r) for (r,) in db.execute(
-        f"SELECT rowid FROM memories WHERE rowid > ? AND {LONG_TERM} LIMIT ?", (after, limit))]
+    return [
+        int(r)
+        for (r,) in db.execute(f"SELECT rowid FROM memories WHERE rowid > ? AND {LONG_TERM} LIMIT ?", (after, limit))
+    ]
 
 
 def without_vector(db: apsw.Connection, table: str, limit: int) -> list[tuple[int, str]]:
     """(rowid, content) of up to `limit` long-term memories with no vector in `table`."""
-    rows = db.execute(f"SELECT rowid, content FROM memories WHERE {LONG_TERM} AND rowid NOT IN "
-                      f"(SELECT rowid FROM {table}) LIMIT ?", (limit,))
+    rows = db.execute(
+        f"SELECT rowid, content FROM memories WHERE {LONG_TERM} AND rowid NOT IN (SELECT rowid FROM {table}) LIMIT ?",
+        (limit,),
+    )
     return [(int(r), str(c)) for r, c in rows]
 
 
 def orphans(db: apsw.Connection, table: str) -> list[int]:
     """Rowids with a vector in `table` but no long-term memory (purged by a process with another model)."""
-    return [int(r) for (r,) in db.execute(f"SELECT rowid FROM {table} WHERE rowid NOT IN "
-                                          f"(SELECT rowid FROM memories WHERE {LONG_TERM})")]
+    return [
+        int(r)
+        for (r,) in db.execute(
+            f"SELECT rowid FROM {table} WHERE rowid NOT IN (SELECT rowid FROM memories WHERE {LONG_TERM})"
+        )
+    ]
 
 
 def count_either(db: apsw.Connection, first: str, second: str) -> int:

@@ -22,24 +22,56 @@ from hindsight_desktop.core.text import segment
 
 CJK = "\u4e00-\u9fff"
 # Verbs that put an event at a time, first or again. The event comes before, the time after.
-_ZH_VERB = "(?:改期到|改到|改在|改成|推迟到|推到|延期到|延后到|提前到|挪到|调到|约在|约到|定在|定到|安排在|订在|预约在|预约了)"
-_ZH_EVENT = re.compile(f"^(?P<x>[{CJK}A-Za-z]{{2,12}}?)(?:的时间|时间)?(?:改期了|也|又|被|已经|已)?[，,]?"
-                       f"(?:从[^，,。]+?)?{_ZH_VERB}(?P<v>[^，,。；;！!？?]+)")
+_ZH_VERB = (
+    "(?:改期到|改到|改在|改成|推迟到|推到|延期到|延后到|提前到|挪到|调到|约在|约到|定在|定到|安排在|订在|预约在|预约了)"
+)
+_ZH_EVENT = re.compile(
+    f"^(?P<x>[{CJK}A-Za-z]{{2,12}}?)(?:的时间|时间)?(?:改期了|也|又|被|已经|已)?[，,]?"
+    f"(?:从[^，,。]+?)?{_ZH_VERB}(?P<v>[^，,。；;！!？?]+)"
+)
 # "…改期了，从A改到B": the event names itself in the first clause only.
-_ZH_MOVED = re.compile(f"^(?P<x>[{CJK}A-Za-z]{{2,12}}?)(?:的时间|时间)?(?:改期|改时间|延期|推迟|提前)了?[，,]"
-                       f"(?:[^，,。]*?){_ZH_VERB}(?P<v>[^，,。；;！!？?]+)")
-_ZH_TIME = re.compile("[月日号点]|周[一二三四五六日天末]|星期|礼拜|明天|后天|下周|上午|下午|晚上|早上|中午|月底|月初|年底")
+_ZH_MOVED = re.compile(
+    f"^(?P<x>[{CJK}A-Za-z]{{2,12}}?)(?:的时间|时间)?(?:改期|改时间|延期|推迟|提前)了?[，,]"
+    f"(?:[^，,。]*?){_ZH_VERB}(?P<v>[^，,。；;！!？?]+)"
+)
+_ZH_TIME = re.compile(
+    "[月日号点]|周[一二三四五六日天末]|星期|礼拜|明天|后天|下周|上午|下午|晚上|早上|中午|月底|月初|年底"
+)
 # Words around an event's name that do not tell one event from another.
-_ZH_GENERIC = {"预约", "时间", "日期", "安排", "计划", "的", "那个", "这个", "我", "我们", "公司", "年度", "下次", "这次"}
-_RELATION_OWNERS = {"爸爸": "father", "爸": "father", "妈妈": "mother", "妈": "mother", "老婆": "spouse",
-                    "老公": "spouse", "女儿": "daughter", "儿子": "son"}
+_ZH_GENERIC = {
+    "预约",
+    "时间",
+    "日期",
+    "安排",
+    "计划",
+    "的",
+    "那个",
+    "这个",
+    "我",
+    "我们",
+    "公司",
+    "年度",
+    "下次",
+    "这次",
+}
+_RELATION_OWNERS = {
+    "爸爸": "father",
+    "爸": "father",
+    "妈妈": "mother",
+    "妈": "mother",
+    "老婆": "spouse",
+    "老公": "spouse",
+    "女儿": "daughter",
+    "儿子": "son",
+}
 _OWNER = re.compile("^我?的?(?P<rel>" + "|".join(sorted(_RELATION_OWNERS, key=len, reverse=True)) + ")的?")
 _EN_NOUN = r"(?:appointment|meeting|interview|check-?up|exam|surgery|flight|reservation|booking|class|lesson|session)"
 _EN_EVENT = re.compile(
     r"^(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?P<x>(?:[a-z]+\s+){0,2}?" + _EN_NOUN + r")(?:\s+with\s+[A-Z][a-z]+)?"
     r"\s+(?:is|was|has been|got|'s|is now|has)?\s*(?:been\s+)?"
     r"(?:moved|rescheduled|pushed(?:\s+back)?|postponed|brought forward|changed|set|booked|scheduled|now)?\s*"
-    r"(?:to|for|on|at)\s+(?P<v>[^.;!?]+)")
+    r"(?:to|for|on|at)\s+(?P<v>[^.;!?]+)"
+)
 _EN_GENERIC = {"appointment", "booking", "reservation", "new", "next", "annual", "yearly"}
 
 
@@ -59,7 +91,7 @@ def _chinese(text: str) -> tuple[str, str, str] | None:
     subject = "user"
     owner = _OWNER.match(event)
     if owner:
-        subject, event = _RELATION_OWNERS[owner.group("rel")], event[owner.end():]
+        subject, event = _RELATION_OWNERS[owner.group("rel")], event[owner.end() :]
     named = [w for w in segment.words(event) if w not in _ZH_GENERIC]
     value = m.group("v").strip().removesuffix("了")
     if not named or not _ZH_TIME.search(value):  # "会议室定在三楼" is a place

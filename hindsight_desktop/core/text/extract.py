@@ -83,10 +83,14 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # long run of them would scan the rest of the run once per digit.
 _MONEY = re.compile(
     r"(?P<cur>[$€£¥￥])\s?(?P<n>" + _NUMBER + r")(?:\s?(?P<mult>[kKmM]|million|billion)\b)?"
-    r"|(?<![A-Za-z\d.])(?P<n2>" + _NUMBER + r")\s?(?P<cur2>块钱|人民币|美元|欧元|英镑|日元|元|块|(?i:usd|dollars?|bucks|euros?|rmb|yuan)(?![A-Za-z]))"
+    r"|(?<![A-Za-z\d.])(?P<n2>"
+    + _NUMBER
+    + r")\s?(?P<cur2>块钱|人民币|美元|欧元|英镑|日元|元|块|(?i:usd|dollars?|bucks|euros?|rmb|yuan)(?![A-Za-z]))"
 )
 _UNIT = re.compile(
-    r"(?<![A-Za-z\d.])(?P<n>" + _NUMBER + r")\s?(?P<u>%|(?i:percent|kgs?|mg|g|lbs?|km|miles?|mi|cm|mm|ml|m|l|gb|mb|tb|kb"
+    r"(?<![A-Za-z\d.])(?P<n>"
+    + _NUMBER
+    + r")\s?(?P<u>%|(?i:percent|kgs?|mg|g|lbs?|km|miles?|mi|cm|mm|ml|m|l|gb|mb|tb|kb"
     r"|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|yrs?|people|times|steps|kcal|calories)"
     r"(?![A-Za-z])|°[CF]|公斤|千克|克|公里|千米|厘米|米|斤|岁|个|人|次|小时|分钟|天|年|页|本)"
 )
@@ -102,9 +106,7 @@ _ORG_EN = re.compile(
     r"\b(?:[A-Z][a-z]+\s+)?(?:University|Bank|Institute|College) of(?:\s+[A-Z][a-z]+){1,3}"
     r"|\b(?:[A-Z][A-Za-z&'-]{0,40}\s+){1,4}(?:" + _ORG_SUFFIX_EN + r")(?![A-Za-z])"
 )
-_KNOWN_PLACE = re.compile(
-    r"(?<![A-Za-z])(?:" + _alternation(_PLACES_EN) + r")(?![A-Za-z])|" + _alternation(_PLACES_ZH)
-)
+_KNOWN_PLACE = re.compile(r"(?<![A-Za-z])(?:" + _alternation(_PLACES_EN) + r")(?![A-Za-z])|" + _alternation(_PLACES_ZH))
 _PLACE_CONTEXT = re.compile(r"\b(?:[A-Z][a-z]+\s+){1,3}(?:" + _PLACE_SUFFIX_EN + r")\b")
 _PLACE_CUE = re.compile(
     r"\b(?:live[sd]?|living|based|born|located|moved|moving|relocated|travel(?:l)?ed|flew|flying|trip|"
@@ -177,7 +179,9 @@ def _codes(c: _Collector) -> None:
         c.add("code", m.start(), m.end(), (m.group("a") + m.group("n")).lower())
     for m in _ROOM.finditer(c.text):
         kind = (m.group("k") or m.group("k2") or m.group("k3")).lower().rstrip(".")
-        kind = {"rm": "room", "apt": "apartment", "号房间": "room", "号房": "room", "房间": "room", "室": "room"}.get(kind, kind)
+        kind = {"rm": "room", "apt": "apartment", "号房间": "room", "号房": "room", "房间": "room", "室": "room"}.get(
+            kind, kind
+        )
         kind = "gate" if "登机口" in kind else kind
         c.add("code", m.start(), m.end(), f"{kind} {(m.group('n') or m.group('n2') or m.group('n3')).lower()}")
     for m in _VERSION.finditer(c.text):
@@ -277,8 +281,30 @@ def _english_people(c: _Collector) -> None:
             run = []
 
 
-_CN_PLACE_SUFFIX = ("省", "市", "区", "县", "镇", "乡", "村", "路", "街", "大道", "大街", "胡同", "广场", "公园", "机场",
-                    "车站", "火车站", "高铁站", "地铁站", "小区", "景区", "新区")
+_CN_PLACE_SUFFIX = (
+    "省",
+    "市",
+    "区",
+    "县",
+    "镇",
+    "乡",
+    "村",
+    "路",
+    "街",
+    "大道",
+    "大街",
+    "胡同",
+    "广场",
+    "公园",
+    "机场",
+    "车站",
+    "火车站",
+    "高铁站",
+    "地铁站",
+    "小区",
+    "景区",
+    "新区",
+)
 _CN_TITLES = re.compile(f"[{_CN_SURNAMES}](?:医生|大夫|主任|老师|教授|律师|先生|女士|小姐|阿姨|叔叔|师傅|经理|护士)")
 _CN_TITLE_BEFORE = "的是和跟找叫给问位个见与同让"
 

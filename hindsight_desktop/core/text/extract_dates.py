@@ -66,7 +66,20 @@ def period(found: Found) -> tuple[date, date]:
     return first, date.fromisoformat(found.until) if found.until else first + timedelta(days=1)
 
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 CN_NUM = r"(?:\d{1,3}|[零〇一二两三四五六七八九十百]{1,4})"
 
 
@@ -93,19 +106,70 @@ def cn_to_int(word: str) -> int | None:
 
 
 _EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
 }
 _EN_NUM = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
 _MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3,
-    "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sept": 9,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
 }
 _MON = r"(?P<mon>" + "|".join(_MONTHS) + r")\b\.?"  # full names come first so 'march' beats 'mar'
 _WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "mon": 0, "tues": 1, "tue": 1, "wed": 2, "thurs": 3, "thur": 3, "thu": 3, "fri": 4, "sat": 5, "sun": 6,
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+    "mon": 0,
+    "tues": 1,
+    "tue": 1,
+    "wed": 2,
+    "thurs": 3,
+    "thur": 3,
+    "thu": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
 }
 _WD_FULL = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WD_ANY = r"(?P<wd>" + "|".join(_WEEKDAYS) + r")"
@@ -227,19 +291,42 @@ def _year_only(m: re.Match[str], ref: date) -> str | None:
 _ABSOLUTE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
     (re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"), _numeric),
     (re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})\b"), _us_slash),
-    (re.compile(r"\b(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"(?:,?\s+(?P<y>\d{4})\b)?", _I), _dmy),
+    (
+        re.compile(
+            r"\b(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"(?:,?\s+(?P<y>\d{4})\b)?", _I
+        ),
+        _dmy,
+    ),
     (re.compile(r"\b" + _MON + r"\s+(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{4})\b)?", _I), _dmy),
     (re.compile(r"\b" + _MON + r",?\s+(?P<y>\d{4})\b", _I), _month_year),
     (re.compile(r"\b(?:in|since|during|of|from)\s+(?P<t>(?P<y>(?:19|20)\d{2}))\b(?![-/.]\d)", _I), _year_only),
-    (re.compile(r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})\s*年\s*)?(?P<m>" + CN_NUM + r")\s*月\s*(?P<d>" + CN_NUM + r")\s*[日号號]"), _cn_full),
+    (
+        re.compile(
+            r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})\s*年\s*)?(?P<m>"
+            + CN_NUM
+            + r")\s*月\s*(?P<d>"
+            + CN_NUM
+            + r")\s*[日号號]"
+        ),
+        _cn_full,
+    ),
     (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>" + CN_NUM + r")\s*(?:月份|月)"), _cn_month),
     (re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年(?!\s*\d{1,2}\s*月)"), _year_only),
     (re.compile(r"(?<![\d/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?![\d/.%])"), _month_day),
     # The blanks belong to the year: a leading optional run would be tried from every blank of a long run.
-    (re.compile(r"(?:" + _CN_YEAR_PREFIX + r"\s*)?(?P<m>" + CN_NUM + r")\s*月(?:份)?(?P<p>初|上旬|中旬|中|底|末|下旬)"),
-     _cn_month_part),
-    (re.compile(_CN_YEAR_PREFIX + r"?的?(?P<h>国庆|十一(?=长假|假期|黄金周)|元旦|五一|劳动节|清明|圣诞|平安夜|情人节"
-                r"|春节|过年|除夕|元宵|端午|中秋)(?:节|假期|长假|黄金周|小长假)?"), _cn_holiday),
+    (
+        re.compile(
+            r"(?:" + _CN_YEAR_PREFIX + r"\s*)?(?P<m>" + CN_NUM + r")\s*月(?:份)?(?P<p>初|上旬|中旬|中|底|末|下旬)"
+        ),
+        _cn_month_part,
+    ),
+    (
+        re.compile(
+            _CN_YEAR_PREFIX + r"?的?(?P<h>国庆|十一(?=长假|假期|黄金周)|元旦|五一|劳动节|清明|圣诞|平安夜|情人节"
+            r"|春节|过年|除夕|元宵|端午|中秋)(?:节|假期|长假|黄金周|小长假)?"
+        ),
+        _cn_holiday,
+    ),
 ]
 
 
@@ -332,21 +419,45 @@ _RELATIVE_RULES: list[tuple[re.Pattern[str], Resolver]] = [
     (re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", _I), _fixed(0)),
     (re.compile(r"\btomorrow\b", _I), _fixed(1)),
     (re.compile(r"\b(?:yesterday|last\s+night)\b", _I), _fixed(-1)),
-    (re.compile(r"\b(?P<which>next|last|this(?:\s+(?:coming|past))?|coming|past)\s+" + _WD_ANY + r"\b", _I), _en_weekday),
+    (
+        re.compile(r"\b(?P<which>next|last|this(?:\s+(?:coming|past))?|coming|past)\s+" + _WD_ANY + r"\b", _I),
+        _en_weekday,
+    ),
     (re.compile(r"\b" + _WD_FULL + r"\b", _I), _en_weekday),
     (re.compile(r"\b(?P<which>next|last|this|past)\s+(?P<unit>weekend|week|month|year)\b", _I), _en_unit),
     (re.compile(r"\bin\s+(?P<n>" + _EN_NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\b", _I), _en_offset),
-    (re.compile(r"\b(?P<n>" + _EN_NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\s+"
-                r"(?P<dir>ago|before|earlier|later|after|from\s+now|from\s+today)\b", _I), _en_offset),
+    (
+        re.compile(
+            r"\b(?P<n>" + _EN_NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\s+"
+            r"(?P<dir>ago|before|earlier|later|after|from\s+now|from\s+today)\b",
+            _I,
+        ),
+        _en_offset,
+    ),
     (re.compile(r"大?前天|昨天|昨日|昨晚|昨儿|今天|今日|今晚|今早|今儿|明天|明日|明晚|明早|明儿|大?[后後]天"), _cn_day),
-    (re.compile(r"(?P<pre>(?:下下?|上上?)个?|這個?|这个?|本)?" + _CN_BARE_GUARD + _CN_WEEK + r"(?P<wd>[一二三四五六日天])"), _cn_weekday),
-    (re.compile(r"(?P<pre>(?:下下?|上上?)个?|这个?|這個?|本)" + _CN_WEEK + r"(?P<end>末)?(?![一二三四五六日天])"), _cn_week),
+    (
+        re.compile(
+            r"(?P<pre>(?:下下?|上上?)个?|這個?|这个?|本)?" + _CN_BARE_GUARD + _CN_WEEK + r"(?P<wd>[一二三四五六日天])"
+        ),
+        _cn_weekday,
+    ),
+    (
+        re.compile(r"(?P<pre>(?:下下?|上上?)个?|这个?|這個?|本)" + _CN_WEEK + r"(?P<end>末)?(?![一二三四五六日天])"),
+        _cn_week,
+    ),
     (re.compile(_CN_BARE_GUARD + r"(?P<end>周末|週末)"), _cn_week),
     (re.compile(r"(?P<pre>下下?个?|上上?个?|这个|這個|本)月(?!\s*" + CN_NUM + r"\s*[日号號])"), _cn_month_rel),
     (re.compile(r"(?P<pre>下下?个?|上上?个?|这个|這個|本)?月(?P<p>初|中旬|底|末|上旬|下旬)"), _cn_rel_month_part),
     (re.compile(r"(?:(?P<y>大前年|前年|去年|今年|明年|[后後]年)年?|(?<![\d年])年)(?P<p>初|底|末)"), _cn_year_part),
     (re.compile(r"大前年|前年|去年|今年|明年|[后後]年"), _cn_year_rel),
-    (re.compile(r"(?P<n>" + CN_NUM + r")\s*(?P<unit>天|日|周|週|个?星期|个?礼拜|个月|個月|年)\s*(?P<dir>以后|之后|以後|之後|后|後|以前|之前|前)"), _cn_offset),
+    (
+        re.compile(
+            r"(?P<n>"
+            + CN_NUM
+            + r")\s*(?P<unit>天|日|周|週|个?星期|个?礼拜|个月|個月|年)\s*(?P<dir>以后|之后|以後|之後|后|後|以前|之前|前)"  # noqa: E501 (one alternation; Chinese counts double)
+        ),
+        _cn_offset,
+    ),
 ]
 
 
@@ -388,8 +499,10 @@ _TIME_RULES = [
     re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?![\d:])"),
     re.compile(r"\b(?P<h>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o'?clock\b", _I),
     re.compile(r"\b(?P<word>noon|midday|midnight)\b", _I),
-    re.compile(r"(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|半夜)?(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})"
-               r"(?:点|點|时|時)(?P<mm>半|一刻|三刻|整|钟|鐘|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})分?)?"),
+    re.compile(
+        r"(?P<p>凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜晚|半夜)?(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})"
+        r"(?:点|點|时|時)(?P<mm>半|一刻|三刻|整|钟|鐘|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})分?)?"
+    ),
 ]
 
 

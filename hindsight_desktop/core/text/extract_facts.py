@@ -21,16 +21,59 @@ from hindsight_desktop.core.text.extract_lexicon import (
 # ---- fact keys (contradiction detection) ---------------------------------------------------------
 
 _FAVORITE_NOUNS = {
-    "colour": "color", "color": "color", "颜色": "color", "food": "food", "dish": "food", "meal": "food",
-    "食物": "food", "菜": "food", "美食": "food", "movie": "movie", "film": "movie", "电影": "movie",
-    "book": "book", "novel": "book", "书": "book", "sport": "sport", "运动": "sport", "drink": "drink",
-    "beverage": "drink", "饮料": "drink", "music": "music", "音乐": "music", "animal": "animal",
-    "动物": "animal", "song": "song", "歌": "song", "fruit": "fruit", "水果": "fruit", "city": "city",
-    "城市": "city", "season": "season", "季节": "season",
+    "colour": "color",
+    "color": "color",
+    "颜色": "color",
+    "food": "food",
+    "dish": "food",
+    "meal": "food",
+    "食物": "food",
+    "菜": "food",
+    "美食": "food",
+    "movie": "movie",
+    "film": "movie",
+    "电影": "movie",
+    "book": "book",
+    "novel": "book",
+    "书": "book",
+    "sport": "sport",
+    "运动": "sport",
+    "drink": "drink",
+    "beverage": "drink",
+    "饮料": "drink",
+    "music": "music",
+    "音乐": "music",
+    "animal": "animal",
+    "动物": "animal",
+    "song": "song",
+    "歌": "song",
+    "fruit": "fruit",
+    "水果": "fruit",
+    "city": "city",
+    "城市": "city",
+    "season": "season",
+    "季节": "season",
 }
-_PETS = {"dog": "dog", "puppy": "dog", "狗": "dog", "狗狗": "dog", "小狗": "dog", "cat": "cat",
-         "kitten": "cat", "猫": "cat", "猫咪": "cat", "小猫": "cat", "rabbit": "rabbit", "兔子": "rabbit",
-         "hamster": "hamster", "parrot": "parrot", "bird": "bird", "fish": "fish", "horse": "horse", "pet": "pet"}
+_PETS = {
+    "dog": "dog",
+    "puppy": "dog",
+    "狗": "dog",
+    "狗狗": "dog",
+    "小狗": "dog",
+    "cat": "cat",
+    "kitten": "cat",
+    "猫": "cat",
+    "猫咪": "cat",
+    "小猫": "cat",
+    "rabbit": "rabbit",
+    "兔子": "rabbit",
+    "hamster": "hamster",
+    "parrot": "parrot",
+    "bird": "bird",
+    "fish": "fish",
+    "horse": "horse",
+    "pet": "pet",
+}
 _JOB_WORDS = frozenset(
     _words("""nurse chef cook pilot judge clerk barista model dentist surgeon physician nanny plumber architect
     accountant consultant attorney analyst intern student teacher doctor vet ceo cto cfo founder manager
@@ -49,8 +92,35 @@ _NOT_JOBS = frozenset(
     partner adult teenager foreigner newcomer stranger volunteer""")
 )
 _CN_JOBS = (
-    "师", "员", "医生", "护士", "学生", "博士", "警察", "司机", "记者", "律师", "老板", "会计", "作家", "画家", "歌手",
-    "教授", "经理", "总监", "主管", "工人", "农民", "模特", "销售", "主播", "学者", "秘书", "保安", "军人", "作者",
+    "师",
+    "员",
+    "医生",
+    "护士",
+    "学生",
+    "博士",
+    "警察",
+    "司机",
+    "记者",
+    "律师",
+    "老板",
+    "会计",
+    "作家",
+    "画家",
+    "歌手",
+    "教授",
+    "经理",
+    "总监",
+    "主管",
+    "工人",
+    "农民",
+    "模特",
+    "销售",
+    "主播",
+    "学者",
+    "秘书",
+    "保安",
+    "军人",
+    "作者",
 )
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|keto|halal|kosher|gluten[- ]free|lactose[- ]intolerant"
 
@@ -64,7 +134,8 @@ _SPOUSE = r"(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?|spouse)"
 _PET_EN = r"(?P<pet>" + "|".join(k for k in _PETS if k.isascii()) + ")"
 _PHONE_WORD = r"(?:(?:phone|mobile|cell|telephone)\s+)?(?:number|phone|mobile|cell)(?:\s+number)?"
 _EN_FACTS: list[tuple[str, re.Pattern[str]]] = [
-    (attr, re.compile("^" + pattern + r"\s*$")) for attr, pattern in [
+    (attr, re.compile("^" + pattern + r"\s*$"))
+    for attr, pattern in [
         ("diet", _S + _BE + r"\s+(?:an?\s+)?(?:strict\s+)?(?P<v>" + _DIETS + r")\b.*"),
         ("residence", _S + _ADV + r"\s+(?:live|lives|am living|is living|reside|resides)\s+in\s+(?P<v>.+)"),
         ("residence", _S + _HAVE + r"\s+(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>.+)"),
@@ -91,10 +162,21 @@ _EN_FACTS: list[tuple[str, re.Pattern[str]]] = [
         ("partner", _S + _BE + r"\s+married\s+to\s+" + _NAME + r"\b.*"),
         ("pet", _P + r"\s+" + _PET_EN + r"(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+" + _NAME + r"\b.*"),
         ("pet", _S + r"\s+(?:have|has)\s+an?\s+" + _PET_EN + r"\s+(?:called|named)\s+" + _NAME + r"\b.*"),
-        ("codename", r"(?P<subj>[Mm]y|[Oo]ur)\s+(?:current\s+|new\s+)?(?:project(?:'s)?\s+)?code\s?name\s+is"
-         + _ADV + r"\s+(?P<v>.+)"),
-        ("manager", _P + r"\s+(?:new\s+)?(?:manager|boss|supervisor|line manager)(?:\s+at\s+\S+)?\s+is"
-         + _ADV + r"\s+" + _NAME + r"\b.*"),
+        (
+            "codename",
+            r"(?P<subj>[Mm]y|[Oo]ur)\s+(?:current\s+|new\s+)?(?:project(?:'s)?\s+)?code\s?name\s+is"
+            + _ADV
+            + r"\s+(?P<v>.+)",
+        ),
+        (
+            "manager",
+            _P
+            + r"\s+(?:new\s+)?(?:manager|boss|supervisor|line manager)(?:\s+at\s+\S+)?\s+is"
+            + _ADV
+            + r"\s+"
+            + _NAME
+            + r"\b.*",
+        ),
         ("job_noun", _S + _BE + r"\s+an?\s+(?P<v>.+)"),  # checked against the job word lists
     ]
 ]
@@ -102,22 +184,46 @@ _EN_FACTS: list[tuple[str, re.Pattern[str]]] = [
 # A family member named by relation ("我老婆住在上海") is a subject of its own, keyed in English so it
 # is the same subject however it is called; "我朋友" is not (which friend?).
 _RELATIONS = {
-    "老婆": "spouse", "妻子": "spouse", "太太": "spouse", "爱人": "spouse", "老公": "spouse", "丈夫": "spouse",
-    "女朋友": "partner", "男朋友": "partner", "女友": "partner", "男友": "partner", "儿子": "son",
-    "女儿": "daughter", "爸爸": "father", "父亲": "father", "老爸": "father", "爸": "father", "妈妈": "mother",
-    "母亲": "mother", "老妈": "mother", "妈": "mother", "父母": "parents", "爸妈": "parents", "哥哥": "elder_brother",
-    "姐姐": "elder_sister", "弟弟": "younger_brother", "妹妹": "younger_sister",
+    "老婆": "spouse",
+    "妻子": "spouse",
+    "太太": "spouse",
+    "爱人": "spouse",
+    "老公": "spouse",
+    "丈夫": "spouse",
+    "女朋友": "partner",
+    "男朋友": "partner",
+    "女友": "partner",
+    "男友": "partner",
+    "儿子": "son",
+    "女儿": "daughter",
+    "爸爸": "father",
+    "父亲": "father",
+    "老爸": "father",
+    "爸": "father",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "老妈": "mother",
+    "妈": "mother",
+    "父母": "parents",
+    "爸妈": "parents",
+    "哥哥": "elder_brother",
+    "姐姐": "elder_sister",
+    "弟弟": "younger_brother",
+    "妹妹": "younger_sister",
 }
 _RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
-_CN_SUBJ = (f"(?P<subj>我|我的?(?:{_RELATION})(?![{CJK}]?叫)|[小老阿][{_CN_SURNAMES}]"
-            f"|(?:{'|'.join(_CN_COMPOUND)}|[{_CN_SURNAMES}])[{CJK}]{{1,2}}?)")
+_CN_SUBJ = (
+    f"(?P<subj>我|我的?(?:{_RELATION})(?![{CJK}]?叫)|[小老阿][{_CN_SURNAMES}]"
+    f"|(?:{'|'.join(_CN_COMPOUND)}|[{_CN_SURNAMES}])[{CJK}]{{1,2}}?)"
+)
 _CN_ADV = "(?:现在|目前|已经|刚刚|刚|也|还|一直|今年|正式|今天|昨天|上周|这周|本周|最近|终于|下个?月)*"
 _CN_NUM = r"(?:\d{1,3}|[一二两三四五六七八九十百]{1,4})"
 _PLATE = r"(?P<v>[\u4e00-\u9fff][A-Za-z](?:·?[A-Za-z0-9]){5,6})"  # 京N·7K2M9, and new-energy 京AD·35721
 _PHONE_CN = r"(?P<v>\+?\d[\d\s-]{4,}\d)"
 _CHANGED = "(?:换成了|换成|改成了|改成|变成了|变成|换到了|换到|是)"
 _ZH_FACTS: list[tuple[str, re.Pattern[str]]] = [
-    (attr, re.compile("^" + _CN_SUBJ + pattern + "$")) for attr, pattern in [
+    (attr, re.compile("^" + _CN_SUBJ + pattern + "$"))
+    for attr, pattern in [
         ("diet", _CN_ADV + "(?:吃素|是素食者|是素食主义者|是素食的|不吃肉)(?P<v>)"),
         ("diet", _CN_ADV + "是(?P<v>纯素)(?:食者|主义者)?"),
         ("residence", _CN_ADV + "(?:住在|住|居住在|生活在|定居在|定居)(?P<v>.+)"),
@@ -125,9 +231,16 @@ _ZH_FACTS: list[tuple[str, re.Pattern[str]]] = [
         ("residence", _CN_ADV + "在(?P<v>.+?)(?:住|生活|定居).*"),
         ("residence", "的?(?:家|新家)(?:住|搬)?在(?P<v>.+)"),
         ("residence", _CN_ADV + "(?:搬家了|搬了家)[，,]?(?:新家|现在)?(?:住)?在(?P<v>.+)"),
-        ("school", _CN_ADV + "在(?P<v>.+?)(?:上学|读书|念书|读大学|上大学|读研究生|读研|读博士|读博|读高中|读初中|读小学"
-         "|上小学|上中学|上初中|上高中|上幼儿园)(?![\u4e00-\u9fff]{0,24}(?:工作|上班)).*"),  # bounded: checked at every end of v
-        ("school", _CN_ADV + "(?:考上了|考上|考进了|考进|转学到了|转学到|转学去了|转到了|转到)(?P<v>.+?(?:大学|学院|中学|小学|学校|幼儿园))"),
+        (
+            "school",
+            _CN_ADV + "在(?P<v>.+?)(?:上学|读书|念书|读大学|上大学|读研究生|读研|读博士|读博|读高中|读初中|读小学"
+            "|上小学|上中学|上初中|上高中|上幼儿园)(?![\u4e00-\u9fff]{0,24}(?:工作|上班)).*",
+        ),  # bounded: checked at every end of v
+        (
+            "school",
+            _CN_ADV
+            + "(?:考上了|考上|考进了|考进|转学到了|转学到|转学去了|转到了|转到)(?P<v>.+?(?:大学|学院|中学|小学|学校|幼儿园))",  # noqa: E501 (one alternation; Chinese counts double)
+        ),
         ("employer", _CN_ADV + "(?:跳槽到了|跳槽到|跳槽去了|跳槽去|跳到了|跳到)(?P<v>.+?)(?:工作|上班)?"),
         ("employer", _CN_ADV + "换工作了?[，,]?(?:去了|去|到了|到|在)(?P<v>.+?)(?:工作|上班)?"),
         ("employer", _CN_ADV + "(?:去|到)(?P<v>.+?)(?:工作|上班)了"),
@@ -140,7 +253,12 @@ _ZH_FACTS: list[tuple[str, re.Pattern[str]]] = [
         ("age", "的?年龄是(?P<v>" + _CN_NUM + ")岁?"),
         ("favorite", "最喜欢的(?P<thing>[" + CJK + "]{1,4}?)是(?P<v>.+)"),
         ("phone", r"的?(?:手机号码|手机号|手机|电话号码|电话|号码)" + _CHANGED + _PHONE_CN),
-        ("phone", _CN_ADV + r"换了?(?:新的?)?(?:手机号码|手机号|电话号码|号码)(?:[，,：:]?(?:新号码?|号码)?(?:是)?)" + _PHONE_CN),
+        (
+            "phone",
+            _CN_ADV
+            + r"换了?(?:新的?)?(?:手机号码|手机号|电话号码|号码)(?:[，,：:]?(?:新号码?|号码)?(?:是)?)"
+            + _PHONE_CN,
+        ),
         ("plate", r"的?(?:新车的?)?车牌(?:号码|号)?" + _CHANGED + "?" + _PLATE),
         ("car", _CN_ADV + r"(?:买了|换了|新买了|开上了|提了)(?:一)?辆(?:新的?)?(?P<v>.+)"),
         ("car", r"的?(?:车|新车)(?:是|换成了?)(?:一辆)?(?P<v>.+)"),
@@ -148,16 +266,26 @@ _ZH_FACTS: list[tuple[str, re.Pattern[str]]] = [
         ("dentist", r"的?(?:牙医|牙科医生)" + _CHANGED + "(?P<v>.+)"),
         ("dentist", _CN_ADV + r"换了?(?:个|新的?)?(?:牙医|牙科医生|看牙的地方)[，,]?(?:现在|改)?(?:去|在|看)(?P<v>.+)"),
         ("manager", r"的?(?:新)?(?:领导|上司|老板|经理|主管|直属领导)(?:换成了?|改成了?|变成了?|是|叫)(?P<v>.+)"),
-        ("codename", r"的?(?:新)?(?:项目的?)?代号" + _CHANGED + "?(?:叫)?[“\"「]?(?P<v>[^”\"」]+)[”\"」]?.*"),
+        ("codename", r"的?(?:新)?(?:项目的?)?代号" + _CHANGED + '?(?:叫)?[“"「]?(?P<v>[^”"」]+)[”"」]?.*'),
         ("therapist", r"的?(?:心理医生|心理咨询师|咨询师)" + _CHANGED + "(?P<v>.+)"),
-        ("weight", _CN_ADV + r"的?体重(?:现在|目前|已经)?(?:是|有|为|降到了?|涨到了?|减到了?|变成了?)?"
-         r"(?P<v>\d+(?:\.\d+)?)\s*(?P<unit>公斤|千克|kg|斤|磅|lbs?)(?:左右)?了?"),
+        (
+            "weight",
+            _CN_ADV + r"的?体重(?:现在|目前|已经)?(?:是|有|为|降到了?|涨到了?|减到了?|变成了?)?"
+            r"(?P<v>\d+(?:\.\d+)?)\s*(?P<unit>公斤|千克|kg|斤|磅|lbs?)(?:左右)?了?",
+        ),
         ("height", _CN_ADV + r"的?身高(?:是|有|为)?(?P<v>\d(?:\.\d+)?米\d{0,2}|\d{3}(?:厘米|公分|cm)?|\d\.\d+m)"),
-        ("schedule", _CN_ADV + r"(?:改成了?|改到了?|换成了?|变成了?)?(?P<every>每(?:周|星期|礼拜|个?星期)[一二三四五六日天](?:和[一二三四五六日天])?"
-         r"|每天|每晚|每早|每个?工作日|每个?周末)(?P<v>.+)"),
+        (
+            "schedule",
+            _CN_ADV
+            + r"(?:改成了?|改到了?|换成了?|变成了?)?(?P<every>每(?:周|星期|礼拜|个?星期)[一二三四五六日天](?:和[一二三四五六日天])?"  # noqa: E501 (one alternation; Chinese counts double)
+            r"|每天|每晚|每早|每个?工作日|每个?周末)(?P<v>.+)",
+        ),
         ("email", r"的?(?:邮箱地址|邮箱|电子邮件|电邮|邮件地址)是(?P<v>\S+@\S+?)"),
         ("birthday", "的?生日是(?P<v>.+)"),
-        ("partner", "的?(?:老婆|老公|妻子|丈夫|太太|女朋友|男朋友|女友|男友|爱人|对象|未婚妻|未婚夫)(?:的名字)?叫(?P<v>.+)"),
+        (
+            "partner",
+            "的?(?:老婆|老公|妻子|丈夫|太太|女朋友|男朋友|女友|男友|爱人|对象|未婚妻|未婚夫)(?:的名字)?叫(?P<v>.+)",
+        ),
         ("relative", "的?(?P<rel>儿子|女儿|爸爸|父亲|妈妈|母亲|哥哥|姐姐|弟弟|妹妹)(?:的名字)?叫(?P<v>.+)"),
         ("pet", "(?:的|家的?|养的)?(?P<pet>狗狗|小狗|狗|猫咪|小猫|猫|兔子)(?:的名字)?叫(?P<v>.+)"),
         ("job", _CN_ADV + "是(?:一名|一个|一位|名|个)?(?P<v>[^的]+)"),
@@ -166,9 +294,12 @@ _ZH_FACTS: list[tuple[str, re.Pattern[str]]] = [
 _ZH_CALL_ME = re.compile("^(?:请)?叫我(?P<v>.+)$")
 
 _EN_QUESTION = re.compile(
-    r"^(?:where|what|who|whom|when|why|how|which|do|does|did|is|are|am|was|were|can|could|would|will|should|have|has)\b", re.I
+    r"^(?:where|what|who|whom|when|why|how|which|do|does|did|is|are|am|was|were|can|could|would|will|should|have|has)\b",
+    re.I,
 )
-_EN_NEGATION = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|isn't|aren't|wasn't|ain't|won't|can't|cannot)\b|n't\b", re.I)
+_EN_NEGATION = re.compile(
+    r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|isn't|aren't|wasn't|ain't|won't|can't|cannot)\b|n't\b", re.I
+)
 _ZH_QUESTION = re.compile(r"[?？]|哪|什么|谁|几岁|多少|多大|怎么|[吗么呢]$")
 _EN_FILLER = re.compile(
     r"^(?:(?:so|well|actually|btw|by the way|also|and|oh|ok|okay|yeah|yes|fyi|just so you know|note|update|anyway"
@@ -255,7 +386,7 @@ def _schedule(every: str, rest: str) -> tuple[str, str] | None:
     times = find_times(rest)
     when = times[0].value if times else ""
     for found in reversed(times):
-        rest = rest[: found.start] + rest[found.end:]
+        rest = rest[: found.start] + rest[found.end :]
     rest = re.sub("^(?:早上|上午|中午|下午|晚上|傍晚|夜里)", "", rest)
     activity = _SCHEDULE_LEAD.sub("", rest).strip()
     if not activity or activity.startswith(("很", "挺", "非常", "比较", "太", "特别", "有点", "好")):
@@ -346,8 +477,13 @@ def _sentence_fact(sentence: str) -> tuple[str, str, str] | None:
         return found or (None if negated else event_fact(sentence))
 
 
-def _match(rules: list[tuple[str, re.Pattern[str]]], sentence: str, negated: bool, chinese: bool,
-           allowed: frozenset[str] | None = None) -> tuple[str, str, str] | None:
+def _match(
+    rules: list[tuple[str, re.Pattern[str]]],
+    sentence: str,
+    negated: bool,
+    chinese: bool,
+    allowed: frozenset[str] | None = None,
+) -> tuple[str, str, str] | None:
     for attr, pattern in rules:
         if allowed is not None and attr not in allowed:
             continue
@@ -365,8 +501,9 @@ _ZH_CLAUSE = re.compile("[，,；;]")
 # Attributes a later clause may set without naming its subject: a sentence that starts elsewhere
 # ("正式从星图离职了，今天入职蓝鲸云") still speaks of the writer's job or number. Not a name, an age or a
 # home: "…叫半岛咖啡", "…三岁了", "去大理玩，住在洱海边" are about something else the sentence named.
-_LATER_CLAUSE_ATTRS = frozenset({"employer", "phone", "plate", "weight", "height", "dentist", "doctor", "manager",
-                                 "codename"})
+_LATER_CLAUSE_ATTRS = frozenset(
+    {"employer", "phone", "plate", "weight", "height", "dentist", "doctor", "manager", "codename"}
+)
 # A place one stays on a trip is not where one lives.
 _LODGING = ("民宿", "酒店", "宾馆", "旅馆", "客栈", "青旅", "hotel", "hostel", "airbnb")
 

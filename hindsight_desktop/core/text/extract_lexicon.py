@@ -25,19 +25,33 @@ _PLACES_EN = _words(
     "Mexico Brazil Russia Thailand Vietnam Switzerland Netherlands Sweden Norway Ireland Egypt Greece America "
     "England Britain Scotland USA UK NYC"
 ) + [
-    "New York", "San Francisco", "Los Angeles", "Hong Kong", "Las Vegas", "Washington DC", "Mexico City",
-    "United States", "United Kingdom", "New Zealand", "South Korea", "Silicon Valley",
+    "New York",
+    "San Francisco",
+    "Los Angeles",
+    "Hong Kong",
+    "Las Vegas",
+    "Washington DC",
+    "Mexico City",
+    "United States",
+    "United Kingdom",
+    "New Zealand",
+    "South Korea",
+    "Silicon Valley",
 ]
 _PLACES_ZH = _words(
-    "北京 上海 深圳 广州 杭州 成都 武汉 南京 重庆 天津 苏州 西安 厦门 青岛 香港 澳门 台北 东京 大阪 京都 首尔 新加坡 曼谷 "
-    "悉尼 墨尔本 巴黎 伦敦 柏林 慕尼黑 罗马 米兰 马德里 巴塞罗那 阿姆斯特丹 维也纳 莫斯科 迪拜 纽约 旧金山 洛杉矶 西雅图 "
-    "芝加哥 波士顿 多伦多 温哥华 中国 日本 韩国 美国 英国 法国 德国 意大利 西班牙 加拿大 澳大利亚 印度 俄罗斯 巴西 泰国 越南 "
+    "北京 上海 深圳 广州 杭州 成都 武汉 南京 重庆 天津 苏州 西安 "
+    "厦门 青岛 香港 澳门 台北 东京 大阪 京都 首尔 新加坡 曼谷 "
+    "悉尼 墨尔本 巴黎 伦敦 柏林 慕尼黑 罗马 米兰 马德里 "
+    "巴塞罗那 阿姆斯特丹 维也纳 莫斯科 迪拜 纽约 旧金山 洛杉矶 西雅图 "
+    "芝加哥 波士顿 多伦多 温哥华 中国 日本 韩国 美国 英国 法国 "
+    "德国 意大利 西班牙 加拿大 澳大利亚 印度 俄罗斯 巴西 泰国 越南 "
     "瑞士 荷兰 新西兰"
 )
 _ORGS = _words(
     "Google Microsoft Apple Amazon Meta Facebook OpenAI Anthropic Netflix Tesla Nvidia NVIDIA IBM Intel Samsung "
     "Sony Huawei Tencent Alibaba ByteDance Baidu Xiaomi Meituan DeepMind Uber Airbnb Spotify Oracle Adobe "
-    "Salesforce Toyota NetEase TikTok 华为 腾讯 阿里巴巴 阿里 字节跳动 字节 百度 小米 美团 京东 网易 拼多多 微软 谷歌 苹果公司 亚马逊"
+    "Salesforce Toyota NetEase TikTok 华为 腾讯 阿里巴巴 阿里 字节跳动 字节 "
+    "百度 小米 美团 京东 网易 拼多多 微软 谷歌 苹果公司 亚马逊"
 )
 # Chinese -> English for the bilingual entries, so fact values agree across languages
 # ("I live in Beijing" and "我住在北京" must not look like a contradiction).
@@ -95,20 +109,88 @@ _CN_SURNAMES = (
 )
 _CN_COMPOUND = ("欧阳", "司马", "诸葛", "上官", "东方", "慕容", "令狐")
 _CN_BEFORE = (
-    "朋友", "同事", "老板", "老师", "同学", "哥哥", "姐姐", "弟弟", "妹妹", "老婆", "老公", "女朋友", "男朋友", "妻子",
-    "丈夫", "太太", "室友", "邻居", "经理", "和", "跟", "与", "给", "叫", "见了", "遇到", "遇见", "告诉", "认识", "陪",
+    "朋友",
+    "同事",
+    "老板",
+    "老师",
+    "同学",
+    "哥哥",
+    "姐姐",
+    "弟弟",
+    "妹妹",
+    "老婆",
+    "老公",
+    "女朋友",
+    "男朋友",
+    "妻子",
+    "丈夫",
+    "太太",
+    "室友",
+    "邻居",
+    "经理",
+    "和",
+    "跟",
+    "与",
+    "给",
+    "叫",
+    "见了",
+    "遇到",
+    "遇见",
+    "告诉",
+    "认识",
+    "陪",
 )
 _CN_AFTER_STRONG = ("说", "告诉", "问", "觉得", "认为", "让", "打电话", "发消息")
 _CN_AFTER = _CN_AFTER_STRONG + (
-    "是", "的", "和", "跟", "来", "去", "在", "要", "想", "给", "买", "送", "也", "还", "都", "今天", "明天", "昨天",
-    "刚", "已经", "一起", "住", "喜欢", "知道", "约", "开", "吃", "见", "聊", "玩", "看", "做", "回", "出", "到", "走",
-    "聚", "结婚", "分手",
+    "是",
+    "的",
+    "和",
+    "跟",
+    "来",
+    "去",
+    "在",
+    "要",
+    "想",
+    "给",
+    "买",
+    "送",
+    "也",
+    "还",
+    "都",
+    "今天",
+    "明天",
+    "昨天",
+    "刚",
+    "已经",
+    "一起",
+    "住",
+    "喜欢",
+    "知道",
+    "约",
+    "开",
+    "吃",
+    "见",
+    "聊",
+    "玩",
+    "看",
+    "做",
+    "回",
+    "出",
+    "到",
+    "走",
+    "聚",
+    "结婚",
+    "分手",
 )
-_CN_NOT_IN_NAME = frozenset("的了是在和跟与说去来也都还就要想我你他她它们这那个不没很吗呢吧啊给把被从到对让用有地得着过")
+_CN_NOT_IN_NAME = frozenset(
+    "的了是在和跟与说去来也都还就要想我你他她它们这那个不没很吗呢吧啊给把被从到对让用有地得着过"
+)
 _CN_COMMON_WORDS = frozenset(
     _words(
-        "马上 高兴 方便 白天 任何 于是 万一 夏天 黄色 白色 金色 程序 江湖 向前 许多 高中 高速 石头 毛病 钱包 方法 方面 方向 史上 "
-        "黄金 金融 余额 马路 高铁 曾经 严重 范围 何时 周围 周年 周期 叶子 孙子 董事 常常 关于 龙虾 程度 高级 白菜 万元 钱都"
+        "马上 高兴 方便 白天 任何 于是 万一 夏天 黄色 白色 金色 程序 "
+        "江湖 向前 许多 高中 高速 石头 毛病 钱包 方法 方面 方向 史上 "
+        "黄金 金融 余额 马路 高铁 曾经 严重 范围 何时 周围 周年 "
+        "周期 叶子 孙子 董事 常常 关于 龙虾 程度 高级 白菜 万元 钱都"
     )
 )
 _AIRLINES = frozenset(
@@ -118,9 +200,27 @@ _AIRLINES = frozenset(
     )
 )
 _CURRENCY = {
-    "$": "usd", "€": "eur", "£": "gbp", "¥": "cny", "￥": "cny", "元": "cny", "块": "cny", "块钱": "cny",
-    "人民币": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp", "日元": "jpy", "usd": "usd", "dollars": "usd",
-    "dollar": "usd", "bucks": "usd", "euros": "eur", "euro": "eur", "rmb": "cny", "yuan": "cny",
+    "$": "usd",
+    "€": "eur",
+    "£": "gbp",
+    "¥": "cny",
+    "￥": "cny",
+    "元": "cny",
+    "块": "cny",
+    "块钱": "cny",
+    "人民币": "cny",
+    "美元": "usd",
+    "欧元": "eur",
+    "英镑": "gbp",
+    "日元": "jpy",
+    "usd": "usd",
+    "dollars": "usd",
+    "dollar": "usd",
+    "bucks": "usd",
+    "euros": "eur",
+    "euro": "eur",
+    "rmb": "cny",
+    "yuan": "cny",
 }
 
 

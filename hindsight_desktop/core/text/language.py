@@ -9,7 +9,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 def dominant_language(text: str) -> str:
-    """"zh" when CJK characters are at least as many as Latin words, else "en". (Recall asks this of
+    """ "zh" when CJK characters are at least as many as Latin words, else "en". (Recall asks this of
     every candidate, ~400 a search: text without CJK returns before the word count.)"""
     cjk = len(_CJK.findall(text))
     if not cjk:

@@ -26,11 +26,47 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _NUMBER = re.compile(r"\d+(?:[.:/\-]\d+)*")
 _CHINESE_NUMERALS = re.compile(r"[零一二三四五六七八九十百千万两]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
-_OPENERS = frozenset({
-    "The", "A", "An", "This", "That", "These", "Those", "My", "Our", "Your", "His", "Her", "Its", "Their", "We",
-    "You", "He", "She", "It", "They", "Today", "Tonight", "Yesterday", "Tomorrow", "Then", "Also", "And", "But",
-    "So", "Now", "Just", "Remember", "Note", "Please", "Last", "Next", "Every",
-})
+_OPENERS = frozenset(
+    {
+        "The",
+        "A",
+        "An",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "My",
+        "Our",
+        "Your",
+        "His",
+        "Her",
+        "Its",
+        "Their",
+        "We",
+        "You",
+        "He",
+        "She",
+        "It",
+        "They",
+        "Today",
+        "Tonight",
+        "Yesterday",
+        "Tomorrow",
+        "Then",
+        "Also",
+        "And",
+        "But",
+        "So",
+        "Now",
+        "Just",
+        "Remember",
+        "Note",
+        "Please",
+        "Last",
+        "Next",
+        "Every",
+    }
+)
 
 
 def _fold(text: str) -> str:
@@ -44,7 +80,7 @@ def surface_terms(text: str) -> set[str]:
     for run in _CJK_RUN.findall(folded):
         if len(run) == 1:
             terms.add(run)
-        terms.update(run[i:i + 2] for i in range(len(run) - 1))
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
     return terms
 
 

@@ -25,8 +25,15 @@ from hindsight_desktop.core.text.extract import extract_entities
 from hindsight_desktop.core.timeutil import to_db
 
 
-def requested(personal_ids: bool, *, content: str | None, type: str | None, importance: float | None,
-              pinned: bool | None, summary: str | None) -> dict[str, Any]:
+def requested(
+    personal_ids: bool,
+    *,
+    content: str | None,
+    type: str | None,
+    importance: float | None,
+    pinned: bool | None,
+    summary: str | None,
+) -> dict[str, Any]:
     """The checked column values of an edit (texts redacted, `personal_ids` as the settings say);
     InvalidInput when a value is bad or nothing is asked."""
     changes: dict[str, Any] = {}
@@ -46,8 +53,9 @@ def requested(personal_ids: bool, *, content: str | None, type: str | None, impo
     return changes
 
 
-def edit(parts: Parts, memory_id: str, client: str, requested: dict[str, Any], now: datetime,
-         owner: str | None = None) -> Memory:
+def edit(
+    parts: Parts, memory_id: str, client: str, requested: dict[str, Any], now: datetime, owner: str | None = None
+) -> Memory:
     """Apply checked changes (see `requested`) to one memory; the memory as it is afterwards. With an
     `owner`, only a memory that client wrote: another's private memory is not found, another's shared
     one is refused (its words are not the editor's to change). Its scope is never an edit's."""
@@ -56,16 +64,17 @@ def edit(parts: Parts, memory_id: str, client: str, requested: dict[str, Any], n
     with parts.store.write() as db:
         rowid, before = load_memory(db, memory_id, owner)
         if owner is not None and before.client != owner:
-            raise InvalidInput(f"memory {before.id} was written by {before.client}, not by {owner}; a client may "
-                               "edit only what it wrote")
+            raise InvalidInput(
+                f"memory {before.id} was written by {before.client}, not by {owner}; a client may "
+                "edit only what it wrote"
+            )
         if "content" in changes:
             entities = extract_entities(changes["content"], before.occurred_at)
             changes["entities"] = json.dumps([asdict(e) for e in entities], ensure_ascii=False)
             keyword.delete(db, rowid)
             entity_index.unindex(db, rowid)
             if before.layer != "working" and vector is not None:
-                keyword.add(db, rowid, changes["content"], [(e.kind, e.value) for e in entities],
-                            before.occurred_at)
+                keyword.add(db, rowid, changes["content"], [(e.kind, e.value) for e in entities], before.occurred_at)
                 parts.vectors.add(db, rowid, vector)
                 entity_index.index(db, rowid, entities, before.occurred_at)
         update_fields(db, rowid, changes, to_db(now))
@@ -73,8 +82,16 @@ def edit(parts: Parts, memory_id: str, client: str, requested: dict[str, Any], n
         return load_memory(db, memory_id)[1]
 
 
-def link(parts: Parts, source_id: str, target_id: str, kind: str, strength: float, client: str | None,
-         logged_as: str, now: datetime) -> Link:
+def link(
+    parts: Parts,
+    source_id: str,
+    target_id: str,
+    kind: str,
+    strength: float,
+    client: str | None,
+    logged_as: str,
+    now: datetime,
+) -> Link:
     """Connect two memories, both visible to `client` (None: the person), replacing a link of the same
     type between them; the event names `logged_as`."""
     if source_id == target_id:

@@ -91,6 +91,7 @@ def _measure_prototypes(keep: np.ndarray, chatter: np.ndarray) -> _Prototypes:
     high, low = float(np.median(kept)), float(np.median(chat))
     return _Prototypes(keep, chatter, (high + low) / 2, max(1e-4, (high - low) / 4))
 
+
 @dataclass
 class WriteScore:
     signals: dict[str, float]  # the five signals, each in [0, 1]
@@ -267,9 +268,7 @@ class WriteScorer:
         what = _DESCRIBED[kind]
         by = " (judged by the model)" if judged_by == "model" else ""
         if passed and importance is not None and importance > weighted:
-            return (
-                f"Kept: the caller's importance {importance:.2f} lifted the score above {self.threshold:.2f}."
-            )
+            return f"Kept: the caller's importance {importance:.2f} lifted the score above {self.threshold:.2f}."
         # Two decimals unless that would make "0.60 < 0.60" of a near miss.
         digits = 2 if round(final, 2) != round(self.threshold, 2) else 3
         shown, bar = f"{final:.{digits}f}", f"{self.threshold:.{digits}f}"

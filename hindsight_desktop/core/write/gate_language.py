@@ -132,11 +132,7 @@ FACT = _rx(
     r"|[a-z]+s\b|[a-z]+itis\b|asthma|diabetes|adhd|celiac)"
     r"|\b(?:my|our)\s+(?:[a-z'-]+\s+){0,3}(?:is|are|was|'s|'re|expires?|turns?|lives?|works?|starts?|ends?"
     r"|runs?|goes|has|have|called|named|costs?)\b"
-    r"|\b(?:my|our)\s+(?:"
-    + _ROLES_EN
-    + r")\b|\b(?:"
-    + _ROLES_EN
-    + r")\s+is\s+(?:dr\b|mr\b|mrs\b|ms\b|[a-z]+\s+[a-z]+)"
+    r"|\b(?:my|our)\s+(?:" + _ROLES_EN + r")\b|\b(?:" + _ROLES_EN + r")\s+is\s+(?:dr\b|mr\b|mrs\b|ms\b|[a-z]+\s+[a-z]+)"
     r"|\b(?:codename|password|address|phone\s+number|number|birthday|anniversary|account\s+number)\s*(?:is\b|:)"
     r"|\ballergic\s+to\b|\bintolerant\b|\b(?:makes|gives)\s+me\s+(?:a\s+)?(?:sick|ill|hives|a\s+rash|rash|"
     r"headaches?|migraines?|nauseous|sneeze|itchy|break\s+out)"
@@ -209,20 +205,10 @@ PLAN = _rx(
     r"|'(?:m|re)\s+(?:expecting|training\s+for|preparing\s+for|studying\s+for|relocating))\b"
     r"|^(?:planning\s+to|hoping\s+to|moving\s+to|flying\s+to|relocating\s+to)\b"
     r"|\b(?:booked|reserved|scheduled)\b"
-    r"|\b(?:"
-    + _OCCASIONS_EN
-    + r")\b.{0,40}"
-    + _TIME_EN
-    + r"|"
-    + _TIME_EN
-    + r".{0,40}\b(?:"
-    + _OCCASIONS_EN
-    + r")\b"
+    r"|\b(?:" + _OCCASIONS_EN + r")\b.{0,40}" + _TIME_EN + r"|" + _TIME_EN + r".{0,40}\b(?:" + _OCCASIONS_EN + r")\b"
     r"|\b(?:flight|meeting|appointment|trip)\b.{0,30}\b(?:moved|changed|rescheduled|cancell?ed|postponed)\b"
     r"|打算|准备|计划|将要|约了|预约|截止|出差|订了"
-    r"|"
-    + _TIME_ZH
-    + r".{0,12}(?:飞|去|到(?!期)|交|开|见|考|上线|搬|出发|回来|参加|约|面试|会议|想|要|换|买|吃饭"
+    r"|" + _TIME_ZH + r".{0,12}(?:飞|去|到(?!期)|交|开|见|考|上线|搬|出发|回来|参加|约|面试|会议|想|要|换|买|吃饭"
     r"|聚餐|聚会|大寿|生日|婚礼|派对|旅行|旅游|玩|上大学|上学|入学|开学)"
     r"|(?:航班|会议|预约|行程).{0,8}(?:改|推迟|取消|提前)"
 )

@@ -94,17 +94,30 @@ def write(parts: Parts, request: WriteRequest) -> WriteResult:
         return _write_locked(parts, db, req, text, len(redacted), entities, vector, now, occurred)
 
 
-def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: str, redactions: int,
-                  entities: list[Entity], vector: np.ndarray, now: datetime, occurred: datetime) -> WriteResult:
+def _write_locked(
+    parts: Parts,
+    db: apsw.Connection,
+    req: WriteRequest,
+    text: str,
+    redactions: int,
+    entities: list[Entity],
+    vector: np.ndarray,
+    now: datetime,
+    occurred: datetime,
+) -> WriteResult:
     digest = content_hash(text)
     language = dominant_language(text)
     # Cosines on the model's measured scale (calibration.closeness: 0 unrelated, 1 identical), so
     # novelty, duplicates and links mean the same for every model and script.
-    nearest = [Neighbour(mid, parts.calibration.closeness(cosine, language), rowid)
-               for mid, cosine, rowid in _nearest_active(parts, db, vector, req)]
+    nearest = [
+        Neighbour(mid, parts.calibration.closeness(cosine, language), rowid)
+        for mid, cosine, rowid in _nearest_active(parts, db, vector, req)
+    ]
     neighbours = memories.contents(db, [n.rowid for n in nearest[:3]])
     verdict = parts.scorer.score(
-        text, novelty=_novelty(text, nearest, neighbours), importance=req.importance,
+        text,
+        novelty=_novelty(text, nearest, neighbours),
+        importance=req.importance,
         entity_count=len(entities),
     )
     duplicate = _find_duplicate(db, digest, nearest, neighbours, req, text, parts.settings.duplicate_similarity)
@@ -123,24 +136,54 @@ def _write_locked(parts: Parts, db: apsw.Connection, req: WriteRequest, text: st
     expires = now + timedelta(hours=parts.settings.working_ttl_hours) if layer == "working" else None
     memory_id = new_id()
     rowid = memories.insert(
-        db, id=memory_id, content=text, layer=layer, type=mtype, importance=importance, client=req.client,
-        scope=req.scope, session_id=req.session_id, created_at=to_db(now), occurred_at=to_db(occurred),
-        updated_at=to_db(now), expires_at=to_db(expires) if expires else None,
+        db,
+        id=memory_id,
+        content=text,
+        layer=layer,
+        type=mtype,
+        importance=importance,
+        client=req.client,
+        scope=req.scope,
+        session_id=req.session_id,
+        created_at=to_db(now),
+        occurred_at=to_db(occurred),
+        updated_at=to_db(now),
+        expires_at=to_db(expires) if expires else None,
         entities=json.dumps([asdict(e) for e in entities], ensure_ascii=False),
-        metadata=json.dumps(req.metadata or {}, ensure_ascii=False), content_hash=digest,
-        fact_key=fact_column, fact_value=fact_value)
+        metadata=json.dumps(req.metadata or {}, ensure_ascii=False),
+        content_hash=digest,
+        fact_key=fact_column,
+        fact_value=fact_value,
+    )
     supersedes: list[str] = []
     if layer != "working":  # working memory never enters long-term recall
         _index(parts, db, rowid, text, entities, vector, occurred)
         supersedes = _supersede(db, memory_id, fact_column, req, now)
         _auto_link(db, memory_id, rowid, entities, nearest, req, occurred, now)
-    log_event(db, to_db(now), "write", memory_id, req.client,
-              {"layer": layer, "type": mtype, "score": round(verdict.score, 4), "stored": stored,
-               "redactions": redactions, "supersedes": supersedes})
+    log_event(
+        db,
+        to_db(now),
+        "write",
+        memory_id,
+        req.client,
+        {
+            "layer": layer,
+            "type": mtype,
+            "score": round(verdict.score, 4),
+            "stored": stored,
+            "redactions": redactions,
+            "supersedes": supersedes,
+        },
+    )
     return WriteResult(
-        id=memory_id, stored=stored, layer=layer, score=round(verdict.score, 4),
-        signals={k: round(v, 4) for k, v in verdict.signals.items()}, supersedes=supersedes,
-        redactions=redactions, reason=_reason(verdict, req, key),
+        id=memory_id,
+        stored=stored,
+        layer=layer,
+        score=round(verdict.score, 4),
+        signals={k: round(v, 4) for k, v in verdict.signals.items()},
+        supersedes=supersedes,
+        redactions=redactions,
+        reason=_reason(verdict, req, key),
     )
 
 
@@ -155,15 +198,23 @@ def _reason(verdict: Any, req: WriteRequest, key: tuple[str, str, str] | None) -
     return verdict.reason
 
 
-def _index(parts: Parts, db: apsw.Connection, rowid: int, text: str, entities: list[Entity],
-           vector: np.ndarray, occurred: datetime) -> None:
+def _index(
+    parts: Parts,
+    db: apsw.Connection,
+    rowid: int,
+    text: str,
+    entities: list[Entity],
+    vector: np.ndarray,
+    occurred: datetime,
+) -> None:
     keyword.add(db, rowid, text, [(e.kind, e.value) for e in entities], occurred)
     parts.vectors.add(db, rowid, vector)
     entity_index.index(db, rowid, entities, occurred)
 
 
-def _nearest_active(parts: Parts, db: apsw.Connection, vector: np.ndarray,
-                    req: WriteRequest) -> list[tuple[str, float, int]]:
+def _nearest_active(
+    parts: Parts, db: apsw.Connection, vector: np.ndarray, req: WriteRequest
+) -> list[tuple[str, float, int]]:
     """Active memories most similar to the new text that this client may see: (id, cosine, rowid).
 
     Other clients' private memories are skipped and more neighbours fetched in their place, so they
@@ -198,13 +249,19 @@ def _novelty(text: str, nearest: list[Neighbour], neighbours: dict[int, str]) ->
     mine = overlap.surface_terms(text)
     if not mine:
         return round(by_vector, 4)
-    by_words = min((len(mine - overlap.surface_terms(other)) / len(mine) for other in neighbours.values()),
-                   default=1.0)
+    by_words = min((len(mine - overlap.surface_terms(other)) / len(mine) for other in neighbours.values()), default=1.0)
     return round(max(by_vector, by_words), 4)
 
 
-def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[Neighbour],
-                    neighbours: dict[int, str], req: WriteRequest, text: str, bar: float) -> str | None:
+def _find_duplicate(
+    db: apsw.Connection,
+    digest: str,
+    nearest: list[Neighbour],
+    neighbours: dict[int, str],
+    req: WriteRequest,
+    text: str,
+    bar: float,
+) -> str | None:
     same = memories.active_copy(db, digest, req.client)
     if same is not None:
         return same
@@ -220,8 +277,9 @@ def _find_duplicate(db: apsw.Connection, digest: str, nearest: list[Neighbour],
     return None
 
 
-def _reinforce(db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: Any, now: datetime,
-               redactions: int) -> WriteResult:
+def _reinforce(
+    db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: Any, now: datetime, redactions: int
+) -> WriteResult:
     """A repeat strengthens what is already there instead of piling up a copy. A repeat by its own
     writer may add metadata and raise its importance; another writer's repeat is one more use of it
     and an event naming who repeated it, nothing more: no one rewrites a memory they did not write."""
@@ -239,26 +297,38 @@ def _reinforce(db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: 
         detail = {"repeated_by": req.client, "writer": found.client}
     log_event(db, to_db(now), "reinforce", memory_id, req.client, detail)
     return WriteResult(
-        id=memory_id, stored=True, layer=found.layer, score=round(verdict.score, 4),
-        signals={k: round(v, 4) for k, v in verdict.signals.items()}, duplicate_of=memory_id,
-        redactions=redactions, reason="a near-duplicate of an existing memory, which was reinforced",
+        id=memory_id,
+        stored=True,
+        layer=found.layer,
+        score=round(verdict.score, 4),
+        signals={k: round(v, 4) for k, v in verdict.signals.items()},
+        duplicate_of=memory_id,
+        redactions=redactions,
+        reason="a near-duplicate of an existing memory, which was reinforced",
     )
 
 
-def _supersede(db: apsw.Connection, memory_id: str, key: str | None, req: WriteRequest,
-               now: datetime) -> list[str]:
+def _supersede(db: apsw.Connection, memory_id: str, key: str | None, req: WriteRequest, now: datetime) -> list[str]:
     """Same subject and attribute, different value, in the write's own privacy group: the statement
     made latest wins and the others are kept as history (store/supersession.py)."""
     if key is None:
         return []
-    replaced = supersession.resolve(db, key, group_of(req.scope, req.client), to_db(now), req.client,
-                                    "a newer statement")
+    replaced = supersession.resolve(
+        db, key, group_of(req.scope, req.client), to_db(now), req.client, "a newer statement"
+    )
     return [loser for loser, winner in replaced if winner == memory_id]
 
 
-def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[Entity],
-               nearest: list[Neighbour], req: WriteRequest, occurred: datetime,
-               now: datetime) -> None:
+def _auto_link(
+    db: apsw.Connection,
+    memory_id: str,
+    rowid: int,
+    entities: list[Entity],
+    nearest: list[Neighbour],
+    req: WriteRequest,
+    occurred: datetime,
+    now: datetime,
+) -> None:
     """Links to related memories this client may see: never to another client's private memory, whose
     existence a link would reveal (and which a guessed session id or a shared name would otherwise reach)."""
     links: dict[tuple[str, str], float] = {}
@@ -274,12 +344,14 @@ def _auto_link(db: apsw.Connection, memory_id: str, rowid: int, entities: list[E
             links[key] = min(1.0, links.get(key, 0.0) + 0.5)
     if req.session_id:
         # The few memories just before this one in the same session are its context; nearer ones count more.
-        before = memories.session_before(db, req.session_id, memory_id, to_db(occurred), req.client,
-                                         len(SESSION_LINK_STRENGTHS))
+        before = memories.session_before(
+            db, req.session_id, memory_id, to_db(occurred), req.client, len(SESSION_LINK_STRENGTHS)
+        )
         for other, strength in zip(before, SESSION_LINK_STRENGTHS, strict=False):
             links[(other, "same_session")] = strength
     for other, similarity, _ in nearest[:3]:
         if similarity >= SIMILAR_LINK:
             links[(other, "similar")] = round(similarity, 3)
-    relations.link_many(db, [(memory_id, other, kind, strength, to_db(now))
-                             for (other, kind), strength in links.items()])
+    relations.link_many(
+        db, [(memory_id, other, kind, strength, to_db(now)) for (other, kind), strength in links.items()]
+    )
