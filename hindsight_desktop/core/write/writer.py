@@ -27,6 +27,7 @@ from hindsight_desktop.core.text import overlap
 from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
+from hindsight_desktop.core.write.gate import WriteScore
 
 
 class Neighbour(NamedTuple):
@@ -187,7 +188,7 @@ def _write_locked(
     )
 
 
-def _reason(verdict: Any, req: WriteRequest, key: tuple[str, str, str] | None) -> str:
+def _reason(verdict: WriteScore, req: WriteRequest, key: tuple[str, str, str] | None) -> str:
     if verdict.passed:
         return verdict.reason
     if req.explicit or not req.gate:
@@ -278,7 +279,7 @@ def _find_duplicate(
 
 
 def _reinforce(
-    db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: Any, now: datetime, redactions: int
+    db: apsw.Connection, memory_id: str, req: WriteRequest, verdict: WriteScore, now: datetime, redactions: int
 ) -> WriteResult:
     """A repeat strengthens what is already there instead of piling up a copy. A repeat by its own
     writer may add metadata and raise its importance; another writer's repeat is one more use of it
