@@ -5,7 +5,7 @@ server in this process, and the client registry. Widgets reach the engine only t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -209,16 +209,18 @@ class Backend(QObject):
 
     def apply_settings(self, settings: Settings) -> list[str]:
         """Use new settings now where the engine allows it; returns the fields that wait for a restart."""
-        old, self.settings = self.settings, settings
-        if self.engine is not None:
-            self.engine.apply_settings(settings)
-            if settings.embedding_model != old.embedding_model:
-                self.switch_model(settings.embedding_model)
+        # Compared before the engine applies them: the engine updates its settings object in place, and
+        # that object may be the one this backend holds.
+        old, self.settings = replace(self.settings), settings
         waiting = [
             f.name
             for f in fields(Settings)
             if f.name in RESTART_FIELDS and getattr(old, f.name) != getattr(settings, f.name)
         ]
+        if self.engine is not None:
+            self.engine.apply_settings(settings)
+            if settings.embedding_model != old.embedding_model:
+                self.switch_model(settings.embedding_model)
         if settings.http_port != old.http_port and self.engine is not None and self.serve:
             self.restart_server()
         return waiting

@@ -51,6 +51,8 @@ PREVIOUS_DEFAULTS = {
     "paused": False,
     "redact_personal_ids": False,
 }
+# Options added since that version: a file without them loads with their defaults, and saves them.
+ADDED_SINCE = {"encrypt_memory_file": True}
 NUMBERS = [o for o in OPTIONS.values() if o.kind in (int, float)]
 SHOWN = [o for o in OPTIONS.values() if o.user_facing and o.name != "embedding_model"]  # the model has radios
 
@@ -96,7 +98,7 @@ def test_defaults_and_file_format_are_unchanged(tmp_path):
     path.write_text(json.dumps(PREVIOUS_DEFAULTS, indent=2), encoding="utf-8")
     assert Settings.load(path) == Settings()  # `paused` from an older file is ignored, not an error
     Settings().save(path)
-    expected = {k: v for k, v in PREVIOUS_DEFAULTS.items() if k != "paused"}
+    expected = {k: v for k, v in PREVIOUS_DEFAULTS.items() if k != "paused"} | ADDED_SINCE
     assert json.loads(path.read_text(encoding="utf-8")) == expected
     assert list(json.loads(path.read_text(encoding="utf-8"))) == list(expected)  # same order of keys
     with pytest.raises(TypeError):
