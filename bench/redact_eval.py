@@ -1,7 +1,7 @@
 """How many secrets does redaction catch, how often does it touch ordinary text, and what does it cost?
 
-Secrets: a held-out set generated here (not the ones in tests/unit/test_redact.py) from a fixed seed: made-up
-tokens in the shapes of 30-odd services, labelled values, spoken and multi-word passwords, Chinese
+Secrets: a held-out set generated here (not the ones in tests/unit/core/redact/test_redact.py) from a fixed
+seed: made-up tokens in the shapes of 30-odd services, labelled values, spoken and multi-word passwords, Chinese
 forms, key blocks and bare random tokens, each set in a sentence. A secret counts as redacted when no
 run of 6 or more of its characters is left in the output.
 Ordinary text: every message in tests/data/gate_*.jsonl and bench/data/zh_*.jsonl (English and

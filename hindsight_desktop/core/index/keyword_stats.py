@@ -10,7 +10,7 @@ time, so nothing is kept at write time that could drift).
 When nothing is hidden from the viewer (the person, or a client while no other keeps private
 memories) these are FTS5's own statistics and FTS5 ranks in C. Otherwise `visible_bm25`, an auxiliary
 function, computes FTS5's formula with the viewer's statistics, in the same order of operations, so
-both ways give the same numbers to the last bit (tests/unit/test_score_privacy.py checks it): which
+both ways give the same numbers to the last bit (tests/unit/core/recall/test_score_privacy.py checks it): which
 way a search took can never show in its scores.
 """
 

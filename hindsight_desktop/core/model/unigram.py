@@ -9,7 +9,7 @@ arrays (~4 MB): every substring of a text is hashed and looked up in one vectori
 The result is the same as llama.cpp's unigram ("UGM") tokenizer over the same vocabulary: the same
 normalisation (a per-character table, then runs of spaces become one "▁" before each word), the same
 Viterbi search over piece scores (ties go to the first path found), the same penalty for a character no
-piece covers, and runs of unknown characters merged into one <unk>. tests/unit/test_e5_model.py checks
+piece covers, and runs of unknown characters merged into one <unk>. tests/unit/core/model/test_e5_model.py checks
 the ids against a reference tokenizer and the source model.
 """
 

@@ -173,5 +173,5 @@ def _line(when: datetime, record: dict[str, Any]) -> str:
     return f"- {when.strftime('%H:%M')} {text} _({', '.join(notes)}; `{record['id']}`)_\n"
 
 
-# One writer for each name in records.EXPORT_FORMATS (tests/unit/test_store_ops.py checks that they agree).
+# One writer for each name in records.EXPORT_FORMATS (tests/unit/core/store/test_store_ops.py checks that they agree).
 WRITERS = {"json": write_json, "jsonl": write_jsonl, "md": write_markdown, "csv": write_csv}

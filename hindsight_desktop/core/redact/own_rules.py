@@ -199,7 +199,7 @@ PASSWORD_KEYWORDS = (
     r"|pass(?=\s*=)"
 )
 # Every header detect-secrets' PrivateKeyDetector knows (RSA, EC, DSA, OPENSSH, PGP ... BLOCK, SSH2
-# ENCRYPTED, PuTTY) fits these two; tests/unit/test_redact.py checks that against its list.
+# ENCRYPTED, PuTTY) fits these two; tests/unit/core/redact/test_redact.py checks that against its list.
 # At most four words before PRIVATE KEY, so a long run of capitals costs one pass per BEGIN.
 _PRIVATE_KEY_START = r"BEGIN (?:[A-Z0-9]++ ){0,4}PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d"
 _PRIVATE_KEY_END = r"END (?:[A-Z0-9]++ ){0,4}PRIVATE KEY(?: BLOCK)?(?: ?-{3,5})?|Private-MAC: ?\S+"

@@ -3,7 +3,7 @@
 Version N is the schema after the first N changes; the file records its version in `PRAGMA
 user_version` and `Store` applies the missing changes in one write transaction. Append only: a
 released change is never edited or reordered, or a file already at its version would not get it.
-tests/unit/test_migrations.py opens a fixture file of every earlier version (tests/fixtures/schemas/).
+tests/unit/core/store/test_migrations.py opens a fixture file of every earlier version (tests/fixtures/schemas/).
 """
 
 from __future__ import annotations

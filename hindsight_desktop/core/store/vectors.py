@@ -88,7 +88,8 @@ class VectorIndex:
 
 
 # sqlite-vec releases before this one only cleared a deleted row's validity bit and left its bytes in
-# the chunk (its issues 54 and 178); 0.1.9 was checked here to zero them itself (tests/unit/test_purge_copies.py).
+# the chunk (its issues 54 and 178); 0.1.9 was checked here to zero them itself
+# (tests/unit/core/store/test_purge_copies.py).
 DELETE_CLEARS_FROM = (0, 1, 9)
 _delete_clears: bool | None = None
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import apsw
 import pytest
+from support.paths import FIXTURES as TEST_FIXTURES
 
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.errors import HindsightError
@@ -20,7 +21,7 @@ from hindsight_desktop.core.keys.opener import connect_existing
 from hindsight_desktop.core.store import schema
 from hindsight_desktop.core.store.database import Store
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "schemas"
+SCHEMAS = TEST_FIXTURES / "schemas"
 NEWEST = len(schema.MIGRATIONS)
 VERSIONS = list(range(1, NEWEST + 1))
 # Tables whose rows the test compares, and the first version that has each.
@@ -82,12 +83,12 @@ def _dump(path: Path) -> list:
 def _copy(version: int, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / DB_FILE
-    shutil.copyfile(FIXTURES / f"v{version}.sqlite3", target)
+    shutil.copyfile(SCHEMAS / f"v{version}.sqlite3", target)
     return target
 
 
 def test_every_schema_version_has_a_fixture():
-    assert sorted(p.name for p in FIXTURES.glob("v*.sqlite3")) == sorted(f"v{v}.sqlite3" for v in VERSIONS)
+    assert sorted(p.name for p in SCHEMAS.glob("v*.sqlite3")) == sorted(f"v{v}.sqlite3" for v in VERSIONS)
     assert all(callable(m) and m.__doc__ for m in schema.MIGRATIONS)
 
 

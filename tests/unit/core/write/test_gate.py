@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support.paths import DATA
 
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.write import gate_language
 from hindsight_desktop.core.write.gate import DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, WriteScore, WriteScorer
 from hindsight_desktop.core.write.gate_rules import LAYER_OF_TYPE, TYPES
 
-LABELLED = Path(__file__).parents[1] / "data" / "gate_labelled.jsonl"
+LABELLED = DATA / "gate_labelled.jsonl"
 SIGNALS = {"density", "novelty", "relevance", "emotion", "explicit"}
 
 

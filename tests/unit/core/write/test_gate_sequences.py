@@ -17,9 +17,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support.paths import DATA, REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-SEQUENCES = ROOT / "tests" / "data" / "gate_sequences.jsonl"
+SEQUENCES = DATA / "gate_sequences.jsonl"
 KINDS_KEEP = {"fact", "preference", "plan", "event", "instruction"}
 KINDS_DROP = {"ack", "chatter", "smalltalk", "question", "repeat"}
 
@@ -28,7 +28,7 @@ def _bench(name: str) -> ModuleType:
     """A bench script as a module (bench/ is a folder of scripts, not a package)."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
