@@ -15,8 +15,10 @@ from pathlib import Path
 
 from hindsight_desktop.config import load_settings
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.server import build_server
+from hindsight_desktop.mcp.shared_server import PendingEngine
 
 
 @contextlib.contextmanager
@@ -38,9 +40,20 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 def serve_stdio(data_dir: Path, client: str) -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin. Every call acts as `client`."""
-    with stdout_to_stderr():
-        engine = MemoryEngine(data_dir, settings=load_settings())
+    """Serve MCP on stdin/stdout until the client closes stdin. Every call acts as `client`.
+
+    A memory that cannot be opened (its key missing, wrong or locked away) is served anyway: every call
+    is then a tool error saying why and what to do, where exiting would only show the assistant a
+    dropped connection."""
+    try:
+        with stdout_to_stderr():
+            engine = MemoryEngine(data_dir, settings=load_settings())
+    except HindsightError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        unopened = PendingEngine()
+        unopened.failed(exc)
+        build_server(unopened, Identity(local=client)).run("stdio")  # type: ignore[arg-type]
+        return
     engine.warm_up_in_background()
     try:
         build_server(engine, Identity(local=client)).run("stdio")
