@@ -23,6 +23,7 @@ from bisect import bisect_right
 import apsw
 
 from hindsight_desktop.core.store import memories
+from hindsight_desktop.core.text.relations import ZH_RELATIONS, relation_alternation
 
 # attribute -> a question cue in English or Chinese (matched case-insensitively).
 _CUES: dict[str, str] = {
@@ -48,10 +49,11 @@ _CUES: dict[str, str] = {
 _CUE_PATTERNS = {attr: re.compile(cue, re.I) for attr, cue in _CUES.items()}
 # "When is …?" asks for an event's time; the event's key is matched by its head word (event_facts.py).
 _WHEN = re.compile(r"\bwhen\b|\bwhat (?:day|date|time)\b|哪天|哪一天|什么时候|几号|几点|啥时候|哪个?时间|日期", re.I)
-# Whose attribute: the person's own, or a family member's named by relation.
+# Whose attribute: the person's own, or a family member's named by relation (the Chinese words are the
+# write path's own, relations.py, so a question finds the subject its facts were stored under).
 _OWNERS = re.compile(
     r"\bmy (?P<en>wife|husband|partner|girlfriend|boyfriend|son|daughter|father|dad|mother|mom|mum)\b"
-    r"|我(?:的)?(?P<zh>老婆|妻子|太太|爱人|老公|丈夫|女朋友|男朋友|儿子|女儿|爸爸|父亲|老爸|爸|妈妈|母亲|老妈|妈)",
+    rf"|我(?:的)?(?P<zh>{relation_alternation()})",
     re.I,
 )
 _OWNER_KEYS = {
@@ -67,24 +69,6 @@ _OWNER_KEYS = {
     "mother": "mother",
     "mom": "mother",
     "mum": "mother",
-    "老婆": "spouse",
-    "妻子": "spouse",
-    "太太": "spouse",
-    "爱人": "spouse",
-    "老公": "spouse",
-    "丈夫": "spouse",
-    "女朋友": "partner",
-    "男朋友": "partner",
-    "儿子": "son",
-    "女儿": "daughter",
-    "爸爸": "father",
-    "父亲": "father",
-    "老爸": "father",
-    "爸": "father",
-    "妈妈": "mother",
-    "母亲": "mother",
-    "老妈": "mother",
-    "妈": "mother",
 }
 _FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我", re.I)
 # A Chinese question that names nobody else (no 他/她/你, no one's name or relation) asks about the writer.
@@ -103,7 +87,7 @@ def asked_facts(question: str, names_someone: bool = False) -> list[tuple[str, s
     question without "我" is about them, not the writer."""
     owner = _OWNERS.search(question)
     if owner:
-        subject = _OWNER_KEYS[(owner.group("en") or owner.group("zh")).lower()]
+        subject = _OWNER_KEYS[owner.group("en").lower()] if owner.group("en") else ZH_RELATIONS[owner.group("zh")]
     elif _FIRST_PERSON.search(question) or (not names_someone and _ZH_UNNAMED.match(question)):
         subject = "user"  # a Chinese note to oneself drops the "I": "年度体检是哪天？"
     else:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text.relations import ZH_RELATIONS, relation_alternation
 
 CJK = "\u4e00-\u9fff"
 # Verbs that put an event at a time, first or again. The event comes before, the time after.
@@ -54,17 +55,8 @@ _ZH_GENERIC = {
     "下次",
     "这次",
 }
-_RELATION_OWNERS = {
-    "爸爸": "father",
-    "爸": "father",
-    "妈妈": "mother",
-    "妈": "mother",
-    "老婆": "spouse",
-    "老公": "spouse",
-    "女儿": "daughter",
-    "儿子": "son",
-}
-_OWNER = re.compile("^我?的?(?P<rel>" + "|".join(sorted(_RELATION_OWNERS, key=len, reverse=True)) + ")的?")
+# A family member's event ("我妈的体检…") is theirs, keyed as their facts are (relations.py).
+_OWNER = re.compile("^我?的?(?P<rel>" + relation_alternation() + ")的?")
 _EN_NOUN = r"(?:appointment|meeting|interview|check-?up|exam|surgery|flight|reservation|booking|class|lesson|session)"
 _EN_EVENT = re.compile(
     r"^(?:[Mm]y|[Oo]ur|[Tt]he)\s+(?P<x>(?:[a-z]+\s+){0,2}?" + _EN_NOUN + r")(?:\s+with\s+[A-Z][a-z]+)?"
@@ -91,7 +83,7 @@ def _chinese(text: str) -> tuple[str, str, str] | None:
     subject = "user"
     owner = _OWNER.match(event)
     if owner:
-        subject, event = _RELATION_OWNERS[owner.group("rel")], event[owner.end() :]
+        subject, event = ZH_RELATIONS[owner.group("rel")], event[owner.end() :]
     named = [w for w in segment.words(event) if w not in _ZH_GENERIC]
     value = m.group("v").strip().removesuffix("了")
     if not named or not _ZH_TIME.search(value):  # "会议室定在三楼" is a place

@@ -17,6 +17,7 @@ from hindsight_desktop.core.text.extract_lexicon import (
     _check,
     _words,
 )
+from hindsight_desktop.core.text.relations import ZH_RELATIONS, relation_alternation
 
 # ---- fact keys (contradiction detection) ---------------------------------------------------------
 
@@ -181,37 +182,8 @@ _EN_FACTS: list[tuple[str, re.Pattern[str]]] = [
     ]
 ]
 
-# A family member named by relation ("我老婆住在上海") is a subject of its own, keyed in English so it
-# is the same subject however it is called; "我朋友" is not (which friend?).
-_RELATIONS = {
-    "老婆": "spouse",
-    "妻子": "spouse",
-    "太太": "spouse",
-    "爱人": "spouse",
-    "老公": "spouse",
-    "丈夫": "spouse",
-    "女朋友": "partner",
-    "男朋友": "partner",
-    "女友": "partner",
-    "男友": "partner",
-    "儿子": "son",
-    "女儿": "daughter",
-    "爸爸": "father",
-    "父亲": "father",
-    "老爸": "father",
-    "爸": "father",
-    "妈妈": "mother",
-    "母亲": "mother",
-    "老妈": "mother",
-    "妈": "mother",
-    "父母": "parents",
-    "爸妈": "parents",
-    "哥哥": "elder_brother",
-    "姐姐": "elder_sister",
-    "弟弟": "younger_brother",
-    "妹妹": "younger_sister",
-}
-_RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
+# A family member named by relation ("我老婆住在上海") is a subject of its own (relations.py).
+_RELATION = relation_alternation()
 _CN_SUBJ = (
     f"(?P<subj>我|我的?(?:{_RELATION})(?![{CJK}]?叫)|[小老阿][{_CN_SURNAMES}]"
     f"|(?:{'|'.join(_CN_COMPOUND)}|[{_CN_SURNAMES}])[{CJK}]{{1,2}}?)"
@@ -412,7 +384,7 @@ def _fact_value(attr: str, m: re.Match[str], chinese: bool) -> tuple[str, str] |
     if not value:
         return None
     if attr == "relative":
-        return f"{_RELATIONS[groups['rel']]}_name", value
+        return f"{ZH_RELATIONS[groups['rel']]}_name", value
     if attr == "schedule":
         return _schedule(groups["every"], cased)
     if attr == "favorite":
@@ -445,7 +417,7 @@ def _subject(raw: str) -> str | None:
     if raw in ("我", "I", "my", "My", "our", "Our", "call", "Call"):
         return "user"
     if raw.startswith("我"):
-        return _RELATIONS.get(raw[1:].removeprefix("的"))
+        return ZH_RELATIONS.get(raw[1:].removeprefix("的"))
     name = re.sub(r"^(?:[Mm]y|[Oo]ur)\s+[a-z]+\s+", "", raw).removesuffix("'s")
     if name.split()[0] in _NOT_NAMES:
         return None  # "He lives in Paris": we do not know who "he" is
