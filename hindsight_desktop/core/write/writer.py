@@ -26,7 +26,7 @@ from hindsight_desktop.core.store.visibility import group_of
 from hindsight_desktop.core.text import overlap
 from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.text.language import dominant_language
-from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
+from hindsight_desktop.core.timeutil import from_db, to_db
 from hindsight_desktop.core.write.gate import WriteScore
 
 
@@ -54,7 +54,7 @@ class WriteRequest:
     type: str | None = None
     importance: float | None = None
     metadata: dict[str, Any] | None = None
-    occurred_at: datetime | None = None
+    occurred_at: datetime | None = None  # parsed and in UTC already (engine.write parses what a caller gives)
     session_id: str | None = None
     scope: str = "shared"
     layer: str | None = None
@@ -69,7 +69,7 @@ def check_request(req: WriteRequest) -> WriteRequest:
         type=validate.label(req.type, "type"),
         importance=validate.unit_interval(req.importance, "importance"),
         metadata=validate.metadata(req.metadata),
-        occurred_at=None if req.occurred_at is None else parse_when(req.occurred_at, "timestamp"),
+        occurred_at=req.occurred_at,
         session_id=validate.optional_text(req.session_id, "session_id"),
         scope=validate.scope(req.scope),
         layer=validate.layer(req.layer),
