@@ -51,6 +51,7 @@ class Backend(QObject):
     changed_elsewhere = Signal()  # the event log moved (any process, the app too): views refresh in place
     server_changed = Signal()
     job_started = Signal(object, str)  # a long job with progress (Task, what it does): the job bar follows it
+    open_failed = Signal(object)  # the exception the memory did not open with (the shell offers what to do)
 
     def __init__(
         self,
@@ -145,6 +146,15 @@ class Backend(QObject):
     def _open_failed(self, exc: BaseException) -> None:
         self.error = f"Memory could not be opened: {exc}"
         self._set_state()
+        self.open_failed.emit(exc)
+
+    def retry_open(self) -> Task:
+        """Open the memory again after a failed start (its key was put back, say)."""
+        if self.bridges is not None:  # they answer with the old failure; the new open starts its own
+            self.bridges.stop()
+            self.bridges = None
+        self.error = None
+        return self.start()
 
     # ---- state ---------------------------------------------------------------------------------
     @property

@@ -69,6 +69,7 @@ class Shell(QObject):
         self.window: Any = None
         self.settings_dialog: Any = None
         self.stats: Any = None
+        self.key_dialog: Any = None  # shown when the memory's key cannot be had
         self._inputs = _InputWatcher(self.idle)
         self._connect()
 
@@ -83,6 +84,7 @@ class Shell(QObject):
         t.quit_requested.connect(self.quit)
         self.backend.ready.connect(self._ready)
         self.backend.state_changed.connect(self._state_changed)
+        self.backend.open_failed.connect(self._open_failed)
         self.scheduler.finished.connect(self._maintained)
         self.scheduler.progress.connect(t.show_progress)
         self.scheduler.failed.connect(lambda text: t.notify("Maintenance failed", text))
@@ -197,6 +199,30 @@ class Shell(QObject):
     def _state_changed(self, state: str) -> None:
         if state == "error":
             self.tray.notify("Hindsight Desktop needs attention", self.backend.error or self.backend.server_error or "")
+
+    def _open_failed(self, exc: BaseException) -> None:
+        """A key problem gets the dialog that can put the key back; other failures stay the tray's news."""
+        from hindsight_desktop.core.errors import EncryptionError
+
+        if not isinstance(exc, EncryptionError):
+            return
+        from hindsight_desktop.app.key_dialog import KeyProblemDialog
+        from hindsight_desktop.config import DB_FILE
+
+        dialog = KeyProblemDialog(self.paths.data_dir / DB_FILE, str(exc))
+        self.key_dialog = dialog
+
+        def finished(result: int) -> None:
+            self.key_dialog = None
+            if result != KeyProblemDialog.DialogCode.Accepted:
+                self.quit()
+                return
+            if dialog.saved is not None and dialog.saved.warning:
+                self.tray.notify("Memory key restored", dialog.saved.warning)
+            self.backend.retry_open()
+
+        dialog.finished.connect(finished)
+        dialog.open()
 
     def _error(self, exc: BaseException) -> None:
         self.tray.notify("Hindsight Desktop", str(exc))
