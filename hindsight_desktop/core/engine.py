@@ -36,7 +36,7 @@ from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
 from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
 from hindsight_desktop.core.portable import transfer
 from hindsight_desktop.core.portable.importer import ImportReport
-from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord
+from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord, UseRecord
 from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.recall.hybrid import RecallWeights, recall
 from hindsight_desktop.core.recall.query import Query
@@ -54,7 +54,7 @@ from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories, meta, models, relations
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
-from hindsight_desktop.core.validate import MAX_LIST_ITEMS
+from hindsight_desktop.core.validate import MAX_ID_CHARS, MAX_LIST_ITEMS
 from hindsight_desktop.core.write import edit as editing
 from hindsight_desktop.core.write.writer import WriteRequest, write
 
@@ -64,6 +64,7 @@ __all__ = [
     "BULK_ARCHIVE_CAP",
     "DEFAULT_MODEL_STEM",
     "HIT_CONFIDENCE",
+    "MAX_ID_CHARS",
     "MAX_LIST_ITEMS",
     "PERSON",
     "Explanation",
@@ -268,6 +269,15 @@ class MemoryEngine:
                 )
             )
         return SearchResult(query=q.text, hits=hits)
+
+    def record_used(self, ids: Any, *, client: str) -> None:
+        """A client's word that its reply relied on these recalled memories: counted for the used share and
+        a stronger use of each than being returned. Ids the client may not see, or that name nothing, are
+        dropped when the record is written (after the caller has its answer), so it learns nothing."""
+        checked = validate.text_list(ids, "used")
+        if checked:
+            policy = MaintenancePolicy.from_settings(self.settings)
+            self._access.record(UseRecord(ids=tuple(checked), at=self.clock(), policy=policy, client=client))
 
     def warm_up(self) -> None:
         """Do what the first search would otherwise pay for (about 1.5 s at 100k memories: reading every

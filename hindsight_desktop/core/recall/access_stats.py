@@ -1,5 +1,6 @@
 """What a search leaves behind, written after the answer: each recalled memory's use (decay.record_access)
-and a row in the search log.
+and a row in the search log. Likewise a report that a reply relied on recalled memories (`UseRecord`):
+a stronger use of each, and a row in the use log.
 
 Writing them inside the search took the memory file's write lock, shared by every process, on the
 caller's thread: a read-only tool waited for other processes' writes. Here a search only queues its
@@ -15,14 +16,19 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 
+import apsw
+
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.maintenance import decay
 from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
 from hindsight_desktop.core.store.database import Store
-from hindsight_desktop.core.store.searches import log_search
+from hindsight_desktop.core.store.searches import add_accesses, log_search, log_uses, visible_ids
 from hindsight_desktop.core.timeutil import to_db
 
 GATHER_S = 0.2  # the background writer waits this long after a search, so one transaction takes many
+# How many accesses a memory a reply relied on counts for (a memory merely returned counts for one): the
+# assistant's word that it helped is a better sign it will be wanted again than being near a query.
+USED_WEIGHT = 3
 
 _log = logging.getLogger(__name__)
 
@@ -37,12 +43,20 @@ class SearchRecord:
     mode: str
 
 
+@dataclass(frozen=True)
+class UseRecord:
+    ids: tuple[str, ...]  # what the client said it used; checked against what it may see when written
+    at: datetime
+    policy: MaintenancePolicy
+    client: str
+
+
 class AccessStats:
     """Queued search records of one store, and the thread that writes them. Safe across threads."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._queue: list[SearchRecord] = []
+        self._queue: list[SearchRecord | UseRecord] = []
         self._changed = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -50,8 +64,8 @@ class AccessStats:
         self._writing = False  # guarded by the store's lock: our own transaction is under way
         store.before_write(self._write_queued)
 
-    def record(self, entry: SearchRecord) -> None:
-        """Queue one search's record; returns at once (never waits for the memory file)."""
+    def record(self, entry: SearchRecord | UseRecord) -> None:
+        """Queue one search's (or use report's) record; returns at once (never waits for the memory file)."""
         with self._changed:
             if self._stop.is_set():
                 raise HindsightError("the memory database is closed")
@@ -105,6 +119,9 @@ class AccessStats:
             try:
                 with self._store.write() as db:
                     for entry in batch:
+                        if isinstance(entry, UseRecord):
+                            _write_use(db, entry)
+                            continue
                         # A recall is a use: it resets the memory's fading and, after a gap, slows it.
                         decay.record_access(db, list(entry.ids), entry.at, entry.policy)
                         log_search(db, to_db(entry.at), entry.client, len(entry.ids), entry.deep, entry.mode)
@@ -116,3 +133,14 @@ class AccessStats:
                 self._writing = False
                 with self._changed:
                     self._in_flight = 0
+
+
+def _write_use(db: apsw.Connection, entry: UseRecord) -> None:
+    """Only memories the client may see count: an id it cannot see (another client's private memory, or
+    none at all) is dropped here, after the tool answered, so its reply is the same either way."""
+    ids = visible_ids(db, entry.ids, entry.client)
+    if not ids:
+        return
+    decay.record_access(db, ids, entry.at, entry.policy)
+    add_accesses(db, ids, USED_WEIGHT - 1)
+    log_uses(db, to_db(entry.at), entry.client, len(ids))

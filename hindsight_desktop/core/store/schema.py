@@ -215,6 +215,23 @@ def segment_chinese_keywords(db: apsw.Connection) -> None:
     keyword.reindex_cjk(db)
 
 
+def add_use_log(db: apsw.Connection) -> None:
+    """Version 7: the use log, for the share of recalled memories that replies relied on."""
+    db.execute(
+        """
+        -- One row per tool call that reported recalled memories as used: when, who, how many.
+        -- Counts only, no ids: a purge leaves nothing behind here.
+        CREATE TABLE uses (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            client TEXT NOT NULL,
+            used INTEGER NOT NULL
+        );
+        CREATE INDEX uses_at ON uses (at);
+        """
+    )
+
+
 # Index i takes the schema from version i to i + 1.
 MIGRATIONS: list[Migration] = [
     create_tables,
@@ -223,4 +240,5 @@ MIGRATIONS: list[Migration] = [
     add_spaced_decay_and_runs,
     index_timeline_order,
     segment_chinese_keywords,
+    add_use_log,
 ]
