@@ -232,6 +232,44 @@ def add_use_log(db: apsw.Connection) -> None:
     )
 
 
+def add_inbox_and_policies(db: apsw.Connection) -> None:
+    """Version 8: the inbox of what assistants proposed and each client's write policy."""
+    db.execute(
+        """
+        -- How each client name's writes are taken, whatever its transport: auto, review or read-only.
+        -- A name without a row is auto.
+        CREATE TABLE client_policies (
+            name TEXT PRIMARY KEY,
+            policy TEXT NOT NULL CHECK (policy IN ('auto', 'review', 'read-only')),
+            set_at TEXT NOT NULL
+        );
+
+        -- Writes that wait for the person (core/inbox/): redacted like any write, never indexed or
+        -- recalled, never synced; an approval moves one into memories, a reject or expiry deletes it.
+        CREATE TABLE inbox (
+            id TEXT PRIMARY KEY,
+            client TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            type TEXT NOT NULL,
+            claimed_type TEXT,
+            importance REAL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            scope TEXT NOT NULL,
+            session_id TEXT,
+            occurred_at TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            signals TEXT NOT NULL DEFAULT '{}',
+            repeats INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX inbox_same ON inbox (content_hash, client, scope);
+        CREATE INDEX inbox_expiry ON inbox (expires_at);
+        """
+    )
+
+
 # Index i takes the schema from version i to i + 1.
 MIGRATIONS: list[Migration] = [
     create_tables,
@@ -241,4 +279,5 @@ MIGRATIONS: list[Migration] = [
     index_timeline_order,
     segment_chinese_keywords,
     add_use_log,
+    add_inbox_and_policies,
 ]
