@@ -52,8 +52,8 @@ WRITE_FUNCTIONS: dict[str, Callable[[str], object]] = {
 }
 # What a search runs on its question before touching the store.
 QUERY_FUNCTIONS: dict[str, Callable[[str], object]] = {
-    "question_periods": lambda t: recall_dates.question_periods(t, REF),
-    "without_dates": lambda t: recall_dates.without_dates(t, REF),
+    "question_periods": lambda t: recall_dates.question_periods(recall_dates.question_dates(t, REF)),
+    "without_dates": lambda t: recall_dates.without_dates(t, recall_dates.question_dates(t, REF)),
     "asked_facts": fact_questions.asked_facts,
     "fact_questions._spans": lambda t: fact_questions._spans(t.lower()),
     "keyword.query_terms": keyword.query_terms,

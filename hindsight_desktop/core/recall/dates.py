@@ -17,20 +17,25 @@ from datetime import UTC, date, datetime, time
 import apsw
 
 from hindsight_desktop.core.store import entities, memories
-from hindsight_desktop.core.text.extract_dates import find_dates, period
+from hindsight_desktop.core.text.extract_dates import Found, find_dates, period
 
 Period = tuple[date, date]  # [first day, day after the last), UTC days
 
 
-def question_periods(text: str, now: datetime) -> list[Period]:
-    """The periods the dates in a question name, resolved against `now`."""
-    return [period(f) for f in find_dates(text, now.astimezone(UTC).date())]
+def question_dates(text: str, now: datetime) -> list[Found]:
+    """The date expressions in a question, relative ones resolved against `now`'s UTC day. A search finds
+    them once and passes them to the entity extractor, `question_periods` and `without_dates`."""
+    return find_dates(text, now.astimezone(UTC).date())
 
 
-def without_dates(text: str, now: datetime) -> str:
-    """The question with its Chinese date words blanked out (English ones stay: the keyword index
-    holds each memory's own date in English words, which those still match)."""
-    found = find_dates(text, now.astimezone(UTC).date())
+def question_periods(found: list[Found]) -> list[Period]:
+    """The periods a question's dates (`question_dates`) name."""
+    return [period(f) for f in found]
+
+
+def without_dates(text: str, found: list[Found]) -> str:
+    """The question with its Chinese date words (`question_dates`) blanked out (English ones stay: the
+    keyword index holds each memory's own date in English words, which those still match)."""
     for f in sorted(found, key=lambda f: -f.start):
         if not f.text.isascii():
             text = text[: f.start] + " " + text[f.end :]

@@ -123,11 +123,14 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     # (in SQLite): both release the GIL, so on two cores the search waits for the longer, not the sum.
     embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" else None
     # Dates count as periods (dates.py), not as exact values.
+    found_dates = dates.question_dates(q.text, now)
     qentities = {
-        (e.kind, e.value) for e in extract_entities(q.text, now) if e.kind in entities.EXACT and e.kind != "date"
+        (e.kind, e.value)
+        for e in extract_entities(q.text, now, found_dates)
+        if e.kind in entities.EXACT and e.kind != "date"
     }
-    periods = dates.question_periods(q.text, now) if q.mode == "hybrid" else []
-    kw_text = dates.without_dates(q.text, now)
+    periods = dates.question_periods(found_dates) if q.mode == "hybrid" else []
+    kw_text = dates.without_dates(q.text, found_dates)
     terms = keyword.query_terms(kw_text)  # for the full-match score and each result's shared words
     # The candidate pool does not shrink with a small limit, so the top 5 are the same whichever limit asks.
     pool = max(CANDIDATE_POOL, q.limit * 2)

@@ -368,12 +368,17 @@ def resolve_dates(text: str, reference: datetime) -> list[tuple[str, str]]:
     return [(f.text, f.value) for f in find_dates(text, _ref_day(reference))]
 
 
-def extract_entities(text: str, reference: datetime) -> list[Entity]:
-    """People, places, organisations, dates, times, numbers, codes, emails, urls and phones in `text`."""
+def extract_entities(text: str, reference: datetime, dates: list[Found] | None = None) -> list[Entity]:
+    """People, places, organisations, dates, times, numbers, codes, emails, urls and phones in `text`.
+
+    `dates`: `find_dates(text, <reference's UTC day>)` when the caller has it already (a search uses a
+    question's dates three ways and finds them once)."""
     _check(text, reference, need_reference=True)
     c = _Collector(text)
     _contacts(c)
-    found: list[tuple[str, Found]] = [("date", f) for f in find_dates(text, _ref_day(reference))]
+    if dates is None:
+        dates = find_dates(text, _ref_day(reference))
+    found: list[tuple[str, Found]] = [("date", f) for f in dates]
     found += [("time", f) for f in find_times(text)]
     for kind, f in sorted(found, key=lambda item: item[1].start):
         c.add(kind, f.start, f.end, f.value)

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from hindsight_desktop.core.recall.dates import question_periods, without_dates
+from hindsight_desktop.core.recall.dates import question_dates, question_periods, without_dates
 from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.text.extract_dates import find_dates, find_times, period
@@ -218,9 +218,16 @@ def test_chinese_times() -> None:
 
 
 def test_question_periods_and_keyword_text() -> None:
-    assert question_periods("上个月我去了哪里？", REF) == [(date(2026, 11, 1), date(2026, 12, 1))]
-    assert "上个月" not in without_dates("上个月我去了哪里？", REF)
-    assert without_dates("what did I do last month?", REF) == "what did I do last month?"
+    found = question_dates("上个月我去了哪里？", REF)
+    assert question_periods(found) == [(date(2026, 11, 1), date(2026, 12, 1))]
+    assert "上个月" not in without_dates("上个月我去了哪里？", found)
+    english = "what did I do last month?"
+    assert without_dates(english, question_dates(english, REF)) == english
+
+
+def test_entities_from_dates_found_already_are_the_same() -> None:
+    text = "上个月和王芳在杭州，下周三再去"
+    assert extract_entities(text, REF, question_dates(text, REF)) == extract_entities(text, REF)
 
 
 # A note to oneself in Chinese drops the "I"; the fact may sit in a later clause.
