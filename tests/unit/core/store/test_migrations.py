@@ -36,6 +36,7 @@ TABLES = {
     "mcp_clients": 3,
     "maintenance_runs": 4,
     "model_switch": 4,
+    "uses": 7,
 }
 LISBON, BEIJING, LIGHT_ROAST, DARK_ROAST, CAT = (f"mem_0195a000000{n}a1b2c3d4" for n in (1, 2, 3, 4, 5))
 
