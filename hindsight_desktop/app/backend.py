@@ -75,6 +75,7 @@ class Backend(QObject):
         self.bridges: BridgeListener | None = None  # stdio clients' bridges reach the engine through it
         self.server_error: str | None = None
         self.error: str | None = None
+        self.key_setup: Any = None  # how the memory's key was found or made at the last open (keys/manage.py)
         self.paused = False
         self.maintenance = False
         self.switch_task: Task | None = None  # the latest model switch started here
@@ -88,11 +89,15 @@ class Backend(QObject):
     # ---- opening -------------------------------------------------------------------------------
     def start(self) -> Task:
         self._set_state()
-        return self.workers.submit(self._open, name="open memory", on_done=self._opened, on_error=self._open_failed)
+        return self.workers.submit(
+            self._open, name="open memory", progress=True, on_done=self._opened, on_error=self._open_failed
+        )
 
-    def _open(self) -> _Opened:
+    def _open(self, progress: Callable[[int, int], None]) -> _Opened:
+        from hindsight_desktop.config import DB_FILE
         from hindsight_desktop.core.clients import ClientBook
         from hindsight_desktop.core.engine import MemoryEngine
+        from hindsight_desktop.core.keys import manage
         from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
         from hindsight_desktop.mcp.shared_server import PendingEngine
 
@@ -101,6 +106,10 @@ class Backend(QObject):
         pending = PendingEngine()
         self.bridges = self._start_bridges(pending)
         try:
+            # A plain file is encrypted here, before the engine opens it, so the start can show progress.
+            self.key_setup = manage.prepare(
+                self.paths.data_dir / DB_FILE, encrypt=self.settings.encrypt_memory_file, progress=progress
+            )
             engine = MemoryEngine(self.paths.data_dir, settings=self.settings, embedder=self.embedder)
         except BaseException as exc:
             pending.failed(exc)
@@ -147,6 +156,22 @@ class Backend(QObject):
         self.error = f"Memory could not be opened: {exc}"
         self._set_state()
         self.open_failed.emit(exc)
+
+    def close_memory(self) -> str | None:
+        """Close the engine, the server and the bridges, so a key change has the file to itself; then
+        `retry_open()`. Returns why not instead, while a job that uses the memory runs."""
+        if self.maintenance or (self.switch_task is not None and not self.switch_task.is_finished):
+            return "Maintenance or a model switch is running; try again when it has finished."
+        self._watch.stop()
+        for part in (self.server, self.bridges):
+            if part is not None:
+                part.stop()
+        self.server = self.bridges = None
+        if self.engine is not None:
+            self.engine.close()
+        self.engine, self.registry = None, None
+        self._set_state()
+        return None
 
     def retry_open(self) -> Task:
         """Open the memory again after a failed start (its key was put back, say)."""

@@ -37,6 +37,7 @@ from hindsight_desktop.app import autostart
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.clients_tab import ClientsTab
 from hindsight_desktop.app.diagnose_dialog import DiagnoseDialog
+from hindsight_desktop.app.privacy_tab import PrivacyTab
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.config import FORGETTING, MODEL, OPTIONS, PRIVACY, RECALL, SERVER, Settings
@@ -186,6 +187,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._memory(s), "Memory")
         self.clients = ClientsTab(backend)
         self.tabs.addTab(self.clients, "Clients")
+        self.privacy = PrivacyTab(backend, paths)
+        self.tabs.addTab(self.privacy, "Privacy")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save_and_close)
         buttons.rejected.connect(self.reject)

@@ -70,6 +70,7 @@ class Shell(QObject):
         self.settings_dialog: Any = None
         self.stats: Any = None
         self.key_dialog: Any = None  # shown when the memory's key cannot be had
+        self.migration: Any = None  # the progress of a plain memory file being encrypted at the start
         self._inputs = _InputWatcher(self.idle)
         self._connect()
 
@@ -106,7 +107,45 @@ class Shell(QObject):
         else:
             self.open_timeline()
         self.tray.show_last_run(self.state.last_maintenance, self.state.last_report)
-        return self.backend.start()
+        return self._follow_open(self.backend.start())
+
+    def _follow_open(self, task: Task) -> Task:
+        """A plain memory file encrypted at this open shows its progress (the open reports nothing else)."""
+        task.progress.connect(self._encrypting)
+        task.finished.connect(self._encrypted)
+        return task
+
+    def _encrypting(self, done: int, total: int) -> None:
+        if self.migration is None:
+            from PySide6.QtWidgets import QProgressDialog
+
+            self.migration = QProgressDialog()
+            self.migration.setWindowTitle("Hindsight Desktop")
+            self.migration.setCancelButton(None)  # type: ignore[arg-type]  # stopping is safe, but Quit does it
+            self.migration.setMinimumDuration(0)
+            self.migration.setAutoClose(False)
+        if total:
+            self.migration.setLabelText(
+                "Encrypting your memory file. The plain file is kept until the encrypted copy is checked, "
+                "so nothing is lost if this is stopped."
+            )
+            self.migration.setRange(0, total)
+            self.migration.setValue(done)
+        else:
+            self.migration.setLabelText("Checking the encrypted copy against the plain file…")
+            self.migration.setRange(0, 0)
+        self.migration.show()
+
+    def _encrypted(self) -> None:
+        if self.migration is not None:
+            self.migration.close()
+            self.migration = None
+        setup = self.backend.key_setup
+        if self.backend.is_ready and setup is not None and (setup.created or setup.encrypted_now):
+            self.tray.notify(
+                "Your memory file is encrypted",
+                "Its recovery key is in Settings → Privacy: write it down and keep it apart from this computer.",
+            )
 
     def _ready(self) -> None:
         if self._idle_source == AUTO:
@@ -219,7 +258,7 @@ class Shell(QObject):
                 return
             if dialog.saved is not None and dialog.saved.warning:
                 self.tray.notify("Memory key restored", dialog.saved.warning)
-            self.backend.retry_open()
+            self._follow_open(self.backend.retry_open())
 
         dialog.finished.connect(finished)
         dialog.open()

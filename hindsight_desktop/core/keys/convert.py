@@ -21,6 +21,9 @@ from hindsight_desktop.core.keys.keystore import KeyStore, Saved
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private
 
+Progress = Callable[[int, int], None]  # (pages copied, pages in all); (0, 0) while the copy is verified
+STEP_PAGES = 256  # pages per backup step, between progress reports
+
 
 class InUse(Exception):
     """Another process has the file open: swapping it now would lose what that process writes."""
@@ -45,13 +48,15 @@ def create(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
     return key, saved
 
 
-def encrypt_plain(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
+def encrypt_plain(path: Path, store: KeyStore, progress: Progress | None = None) -> tuple[bytes, Saved]:
     """Encrypt the plain file at `path`: a copy through SQLite's backup API, encrypted with PRAGMA rekey,
     verified against the original, swapped in; the old file is then overwritten and removed."""
     key = new_key()
     work = files.building(path)
     create_private(work)
-    expected = _rekeyed_copy(open_connection(path, None, vec=True), open_connection(work, None, vec=True), key)
+    expected = _rekeyed_copy(
+        open_connection(path, None, vec=True), open_connection(work, None, vec=True), key, progress
+    )
     _verify(work, key, expected)
     fid = files.file_id(work)
     _refuse_if_open(path)
@@ -64,7 +69,7 @@ def encrypt_plain(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
     return key, saved
 
 
-def rekey(path: Path, old: bytes, store: KeyStore) -> tuple[bytes, Saved]:
+def rekey(path: Path, old: bytes, store: KeyStore, progress: Progress | None = None) -> tuple[bytes, Saved]:
     """Give the encrypted file at `path` a new key: a copy re-keyed (SQLite3MC gives it a new salt, so a
     new id), verified, its key saved under the new id before the swap; the old id's entry goes after it.
     Killed before the swap, the old file and key stand; after it, the new key is already saved."""
@@ -76,7 +81,7 @@ def rekey(path: Path, old: bytes, store: KeyStore) -> tuple[bytes, Saved]:
     copy = open_connection(work, old, salt=bytes.fromhex(old_id))
     # An encrypted copy must keep the source's page size for the backup to copy it page by page.
     copy.execute(f"PRAGMA page_size={_scalar(src, 'PRAGMA page_size')}").fetchall()
-    expected = _rekeyed_copy(src, copy, key)
+    expected = _rekeyed_copy(src, copy, key, progress)
     _verify(work, key, expected)
     _refuse_if_open(path)
     saved = store.save(files.file_id(work), key)
@@ -87,13 +92,19 @@ def rekey(path: Path, old: bytes, store: KeyStore) -> tuple[bytes, Saved]:
     return key, saved
 
 
-def _rekeyed_copy(src: apsw.Connection, copy: apsw.Connection, key: bytes) -> dict[str, object]:
+def _rekeyed_copy(
+    src: apsw.Connection, copy: apsw.Connection, key: bytes, progress: Progress | None = None
+) -> dict[str, object]:
     """Copy `src` into `copy` through the backup API and give the copy `key`; both are closed after.
     Returns the source's summary, for the copy's verification."""
     try:
         try:
             with copy.backup("main", src, "main") as job:
-                job.step(-1)
+                while not job.step(STEP_PAGES if progress else -1):
+                    if progress:
+                        progress(job.page_count - job.remaining, job.page_count)
+            if progress:
+                progress(0, 0)
             expected = _summary(src)
             # SQLite3MC re-keys outside WAL mode; no journal at all: a copy killed mid-way is discarded anyway,
             # and a rollback journal would hold the plain pages.

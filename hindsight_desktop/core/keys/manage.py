@@ -1,4 +1,4 @@
-"""What the `key` commands (and later the app's Privacy page) do with a memory file's key, without
+"""What the `key` commands and the app (its start, Settings → Privacy) do with a memory file's key, without
 loading the embedding model: the one module of core/keys the edges import."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from typing import Any
 from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.keys import convert, files, opener, recovery
 from hindsight_desktop.core.keys.keystore import KeyStore, Saved
+from hindsight_desktop.core.keys.keystore import KeystoreUnavailable as KeystoreUnavailable  # for mcp/auth.py
+from hindsight_desktop.core.keys.keystore import SecretStore as SecretStore  # the client tokens' store (mcp/auth.py)
 from hindsight_desktop.core.keys.opener import Opened
 
 CIPHER_NAME = "ChaCha20-Poly1305 (SQLite3MC chacha20)"
@@ -40,6 +42,16 @@ def recovery_key(path: Path) -> str:
     return recovery.encode(opener.find_key(path, KeyStore(path)))
 
 
+def prepare(path: Path, *, encrypt: bool, progress: convert.Progress | None = None) -> Opened:
+    """Before the engine opens the file: make it encrypted when new, or encrypt a plain one (with
+    `encrypt`), telling `progress` how far the copy is; the engine then finds it as it expects. An
+    encrypted file whose key cannot be had is the EncryptionError the engine would raise."""
+    from hindsight_desktop.core.store.private_files import private_dir
+
+    private_dir(Path(path).parent)
+    return opener.open_key(Path(path), encrypt, progress)
+
+
 def init(path: Path, *, encrypt: bool) -> Opened:
     """Create the memory file now (a plain one encrypted when `encrypt`), with the schema in place."""
     from hindsight_desktop.core.store.database import Store  # the Store imports this package
@@ -64,7 +76,7 @@ def restore(path: Path, text: str) -> Saved:
     return saved
 
 
-def rekey(path: Path) -> tuple[bytes, Saved]:
+def rekey(path: Path, progress: convert.Progress | None = None) -> tuple[bytes, Saved]:
     """A new key for the file, through a verified copy (convert.rekey); refused while another process has it."""
     path = Path(path)
     _encrypted(path, "`key init` or a start of the app encrypts it")
@@ -72,7 +84,7 @@ def rekey(path: Path) -> tuple[bytes, Saved]:
     with files.conversion_lock(path):
         files.discard_leftovers(path)
         try:
-            key, saved = convert.rekey(path, opener.find_key(path, store), store)
+            key, saved = convert.rekey(path, opener.find_key(path, store), store, progress)
         except convert.InUse:
             raise EncryptionError(
                 f"{path} is open in another process: quit the app and the assistants, then run `key rekey` again"

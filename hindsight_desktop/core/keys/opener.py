@@ -32,9 +32,10 @@ class Opened:
     warning: str | None = None  # where the key went when no keyring took it, or why the file stays plain
 
 
-def open_key(path: Path, encrypt: bool) -> Opened:
+def open_key(path: Path, encrypt: bool, progress: convert.Progress | None = None) -> Opened:
     """The key for the memory file at `path`. `encrypt`: a new file is made encrypted, a plain one is
-    encrypted now; without it both stay plain (an encrypted file still opens with its key)."""
+    encrypted now (telling `progress` how far the copy is); without it both stay plain (an encrypted
+    file still opens with its key)."""
     path = Path(path)
     store = KeyStore(path)
     if files.has_leftovers(path):
@@ -63,7 +64,7 @@ def open_key(path: Path, encrypt: bool) -> Opened:
             elif _newer_schema(path):  # left untouched: the Store refuses it with its own message
                 return Opened(None)
             else:
-                key, saved = convert.encrypt_plain(path, store)
+                key, saved = convert.encrypt_plain(path, store, progress)
         except convert.InUse:
             return Opened(
                 None,
