@@ -1,4 +1,6 @@
-"""The stats dashboard: counts per layer and status, growth, activity, hit rate, most recalled, clients.
+"""The stats dashboard: counts per layer and status, growth, activity, hit rate, the used share (of the
+memories searches returned, how many the assistants' replies relied on, as they report it), most recalled,
+clients.
 
 Numbers come from `engine.stats`, `engine.count` (one query per week of growth), `engine.events` and a
 paged scan for the most recalled memories, all on a worker.
@@ -92,6 +94,7 @@ class StatsWindow(QWidget):
                 ("links", "links"),
                 ("searches", "searches"),
                 ("hit_rate", "search hit rate"),
+                ("used", "used"),
             )
         }
         self.layers, self.statuses = BarChart("By layer"), BarChart("By status")
@@ -156,7 +159,9 @@ class StatsWindow(QWidget):
         self.tiles["active"].set_value(f"{t['by_status'].get('active', 0):,}")
         self.tiles["links"].set_value(f"{t['links']:,}")
         self.tiles["searches"].set_value(f"{t['searches']:,}")
-        self.tiles["hit_rate"].set_value("–" if t["hit_rate"] is None else f"{t['hit_rate'] * 100:.0f}%")
+        self.tiles["hit_rate"].set_value(_percent(t["hit_rate"]))
+        self.tiles["used"].set_value(_percent(t["used"]))
+        self.tiles["used"].setToolTip(_used_note(t["used_by_client"]))
         self.layers.set_items([(k, float(v)) for k, v in sorted(t["by_layer"].items(), key=lambda kv: -kv[1])])
         self.statuses.set_items([(k, float(v)) for k, v in sorted(t["by_status"].items(), key=lambda kv: -kv[1])])
         self.growth.set_items(data.growth, note=f"{t['memories']:,} in all, by when they happened")
@@ -171,3 +176,14 @@ class StatsWindow(QWidget):
             note=(f"{found:.0f} of {asked:.0f} found something in {DAYS} days" if asked else "no searches yet"),
         )
         self.footer.setText(f"Model {t['model']} · {fmt.count(t['vectors'], 'vector')} · database {t['database']}")
+
+
+def _percent(share: float | None) -> str:
+    return "–" if share is None else f"{share * 100:.0f}%"
+
+
+def _used_note(by_client: dict[str, float | None]) -> str:
+    """The used share explained, with each assistant's."""
+    lines = ["Of the memories searches returned, how many the assistant's reply relied on (as it reports)."]
+    lines += [f"{client}: {_percent(share)}" for client, share in by_client.items()]
+    return "\n".join(lines)

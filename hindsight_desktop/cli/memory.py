@@ -214,5 +214,5 @@ COMMANDS = (
     Command("forget", "archive (or --purge) memories by id or condition", _forget, _forget_arguments),
     Command("restore", "bring an archived memory back, or a whole forget (--batch)", _restore, _restore_arguments),
     Command("link", "connect two memories", _link, _link_arguments),
-    Command("stats", "counts, hit rate, model", _stats),
+    Command("stats", "counts, hit rate, used share, model", _stats),
 )

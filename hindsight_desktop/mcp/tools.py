@@ -17,7 +17,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, Field
 
 from hindsight_desktop.core import render
-from hindsight_desktop.core.engine import HIT_CONFIDENCE, MemoryEngine
+from hindsight_desktop.core.engine import HIT_CONFIDENCE, MAX_ID_CHARS, MemoryEngine
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.records import SearchHit
 from hindsight_desktop.mcp import coerce
@@ -37,6 +37,16 @@ RESULT_BUDGET_CHARS = 30_000
 
 Scope = Annotated[Literal["private", "shared"], BeforeValidator(coerce.lower_word)]
 MaintenanceScope = Annotated[Literal["all"], BeforeValidator(coerce.lower_word)]
+# The optional `used` argument of search and write: the health metric's second half (how much of what was
+# recalled helped) and a stronger use of each memory than being returned.
+Used = Annotated[
+    list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] | None,
+    BeforeValidator(coerce.text_list),
+    Field(
+        description="Ids of memories from your earlier memory_search results that your reply relied on "
+        "(not the ones you merely saw). Helps the memory learn what is useful; optional."
+    ),
+]
 
 
 @contextlib.contextmanager
@@ -63,6 +73,14 @@ class MemoryTools:
     def caller(self, ctx: Context) -> str:
         return self.identity.of(ctx.request_context.request)
 
+    def _note_used(self, used: list[str] | None, ctx: Context) -> None:
+        """Queue the caller's report of used memories, once its call succeeded (an error means nothing
+        happened, so a retry does not count twice). Its shape is checked by the signature before the call;
+        visibility later, off the caller's answer: the same reply whether an id is another client's private
+        memory or names nothing."""
+        if used:
+            self.engine.record_used(used, client=self.caller(ctx))
+
     def memory_write(
         self,
         content: Annotated[str, Field(description="What to remember, as a self-contained sentence.")],
@@ -80,6 +98,7 @@ class MemoryTools:
         scope: Annotated[
             Scope, Field(description="shared (every assistant may recall it) or private (only you).")
         ] = "shared",
+        used: Used = None,
     ) -> Annotated[CallToolResult, WriteOutput]:
         with engine_errors():
             result = self.engine.write(
@@ -92,6 +111,7 @@ class MemoryTools:
                 session_id=session_id,
                 scope=scope,
             )
+            self._note_used(used, ctx)
         return _result(WriteOutput, result.to_dict(), render.write_text(result))
 
     def memory_search(
@@ -105,6 +125,7 @@ class MemoryTools:
         ] = None,
         deep: Annotated[coerce.Bool, Field(description="Also search archived (cold) memories.")] = False,
         explain: Annotated[coerce.Bool, Field(description="Include each signal's score.")] = False,
+        used: Used = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         with engine_errors():
             if isinstance(limit, int) and not 1 <= limit <= MAX_LIMIT:
@@ -117,6 +138,7 @@ class MemoryTools:
                 deep=deep,
                 client=self.caller(ctx),
             )
+            self._note_used(used, ctx)
         hits, truncated = _within_budget(found.hits)
         data = {
             "query": found.query,
