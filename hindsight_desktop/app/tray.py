@@ -64,6 +64,7 @@ class Tray(QObject):
         self.act_pause.toggled.connect(self.pause_toggled)
         self.act_server = self._info("MCP server: starting…")
         self.act_clients = self._info("Clients: none yet")
+        self.act_sync = self._info("Sync: off (Settings → Sync)")
         self.copy_menu = m.addMenu("Copy client config")
         self.copy_actions: dict[str, QAction] = {}
         for key, label in client_kinds():
@@ -144,6 +145,13 @@ class Tray(QObject):
     def show_progress(self, step: str, batches: int) -> None:
         """Maintenance at work: which pass, how many batches so far."""
         self.act_status.setText(f"Hindsight Desktop: maintenance running ({step}, batch {batches})")
+
+    def show_sync(self, state: str, detail: str = "") -> None:
+        """Sync state on its own line: off, syncing, synced, or an error with its reason."""
+        words = {"off": "off (Settings → Sync)", "syncing": "syncing…", "synced": "synced"}
+        text = f"Sync: error: {fmt.one_line(detail, 80)}" if state == "error" else f"Sync: {words.get(state, state)}"
+        self.act_sync.setText(text)
+        self.act_sync.setToolTip(detail or text)
 
     def _paused(self, paused: bool) -> None:
         self.act_pause.blockSignals(True)
