@@ -8,25 +8,20 @@ when a keyring exists (keyring's own `PYTHON_KEYRING_BACKEND` works too).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
-import json
-import os
 import secrets
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from hindsight_desktop.core.clients import ClientBook, ClientRecord, private_folder
+from hindsight_desktop.core.clients import ClientBook, ClientRecord
 from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.keys.manage import KeystoreUnavailable, Saved, SecretStore
 from hindsight_desktop.mcp.identity import http_client_name
 
 TOKEN_PREFIX = "hsd_"
 TOKEN_FILE = "client-tokens.json"
 TOKEN_STORE_ENV = "HINDSIGHT_TOKEN_STORE"
-KEYRING_ENV = "PYTHON_KEYRING_BACKEND"
+TOKEN_FILE_WARNING = "the token is stored in {file}, readable only by you"
 
 
 def new_token() -> str:
@@ -50,102 +45,33 @@ def match_token(presented: str, known: list[tuple[str, str]]) -> str | None:
     return found
 
 
-@dataclass
-class Saved:
-    where: str  # "keyring" or the fallback file's path
-    warning: str | None = None
-
-
 class TokenVault:
-    """Keeps each client's token so `clients config` can print it again later."""
+    """Keeps each client's token so `clients config` can print it again later (core/keys' SecretStore)."""
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = Path(data_dir)
         self.file = self.data_dir / TOKEN_FILE
         # One keyring service per data dir: two memory stores never overwrite each other's tokens.
         self.service = f"hindsight-desktop:{self.data_dir.resolve()}"
-
-    def _keyring(self) -> Any:  # keyring's backends share no public base type worth naming
-        return self._backend()[0]
-
-    def _backend(self) -> tuple[Any, str]:
-        """(the OS keyring backend, or None; why not, in one line, for the warning)."""
-        if os.environ.get(TOKEN_STORE_ENV, "").lower() == "file":
-            return None, f"{TOKEN_STORE_ENV}=file chooses the token file"
-        try:
-            import keyring
-            from keyring.backends import fail
-        except ImportError:
-            return None, "no OS keyring backend is available"
-        try:
-            backend = keyring.get_keyring()
-        except Exception as exc:  # a bad PYTHON_KEYRING_BACKEND raises ValueError, ImportError, RuntimeError...
-            chosen = os.environ.get(KEYRING_ENV)
-            setting = f"{KEYRING_ENV}={chosen!r}" if chosen is not None else "the keyring configuration"
-            return None, f"{setting} names no usable keyring ({type(exc).__name__}: {exc})"
-        if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 0) <= 0:
-            return None, "no OS keyring backend is available"
-        return backend, ""
+        self._secrets = SecretStore(
+            self.service, self.file, file_env=TOKEN_STORE_ENV, thing="token", file_warning=TOKEN_FILE_WARNING
+        )
 
     def backend_name(self) -> str:
-        backend = self._keyring()
-        return f"OS keyring ({type(backend).__name__})" if backend is not None else f"file {self.file}"
+        return self._secrets.where()
 
     def save(self, name: str, token: str) -> Saved:
-        backend, reason = self._backend()
-        if backend is not None:
-            try:
-                backend.set_password(self.service, name, token)
-                self._drop_from_file(name)
-                return Saved("keyring")
-            except Exception as exc:  # any keyring failure falls back to the file
-                reason = f"the OS keyring refused the token ({exc})"
-        tokens = self._read_file()
-        tokens[name] = token
-        self._write_file(tokens)
-        return Saved(str(self.file), f"{reason}; the token is stored in {self.file}, readable only by you")
+        return self._secrets.save(name, token)
 
     def load(self, name: str) -> str | None:
-        backend = self._keyring()
-        if backend is not None:
-            try:
-                token = backend.get_password(self.service, name)
-            except Exception:  # a locked keyring: try the file
-                token = None
-            if token:
-                return token
-        return self._read_file().get(name)
+        """The client's token, or None (never stored, or a locked keyring and no copy in the file)."""
+        try:
+            return self._secrets.load(name)
+        except KeystoreUnavailable:
+            return None
 
     def delete(self, name: str) -> None:
-        backend = self._keyring()
-        if backend is not None:
-            with contextlib.suppress(Exception):  # absent from the keyring is fine
-                backend.delete_password(self.service, name)
-        self._drop_from_file(name)
-
-    def _read_file(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
-
-    def _drop_from_file(self, name: str) -> None:
-        tokens = self._read_file()
-        if tokens.pop(name, None) is not None:
-            self._write_file(tokens)
-
-    def _write_file(self, tokens: dict[str, str]) -> None:
-        private_folder(self.data_dir)
-        fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".tokens-")  # mkstemp creates it 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(tokens, handle, indent=2)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.file)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        self._secrets.delete(name)
 
 
 class ClientRegistry:
