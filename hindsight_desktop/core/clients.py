@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hindsight_desktop.config import DB_FILE
-from hindsight_desktop.core.store.clients import ClientRecord, ClientTable
+from hindsight_desktop.core.store.clients import DEFAULT_POLICY, POLICIES, ClientRecord, ClientTable
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.store.private_files import private_dir
 
 if TYPE_CHECKING:
     from hindsight_desktop.core.engine import MemoryEngine
 
-__all__ = ["ClientBook", "ClientRecord", "private_folder"]
+__all__ = ["DEFAULT_POLICY", "POLICIES", "ClientBook", "ClientRecord", "private_folder"]
 
 
 class ClientBook:
@@ -56,6 +56,18 @@ class ClientBook:
     def active_hashes(self) -> list[tuple[str, str]]:
         """(name, token hash) of every client that may connect now."""
         return self._table.active_hashes()
+
+    def set_policy(self, name: str, policy: str) -> str:
+        """How `name`'s writes are taken from now on: auto (the gate decides), review (they wait in the
+        inbox) or read-only (refused). Applies to the name over every transport, from its next write."""
+        return self._table.set_policy(name, policy, utcnow())
+
+    def policy(self, name: str) -> str:
+        return self._table.policy(name)
+
+    def policies(self) -> dict[str, str]:
+        """Client names whose policy is not auto."""
+        return self._table.policies()
 
     def close(self) -> None:
         """Close the connection, the engine's too when shared: the registry's owner closes it last."""

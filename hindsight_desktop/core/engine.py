@@ -24,6 +24,8 @@ from hindsight_desktop.core.diagnose import checks
 from hindsight_desktop.core.diagnose.why import Explanation, why_not_recalled
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.identities import PERSON
+from hindsight_desktop.core.inbox import pending
+from hindsight_desktop.core.inbox import policy as write_policy
 from hindsight_desktop.core.index import bilingual
 from hindsight_desktop.core.maintenance import forget as forgetting
 from hindsight_desktop.core.maintenance import runner
@@ -47,9 +49,11 @@ from hindsight_desktop.core.records import (
     Link,
     Memory,
     MemoryFilter,
+    PendingItem,
     SearchResult,
     WriteResult,
 )
+from hindsight_desktop.core.store import clients as client_store
 from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories, meta, models, relations
 from hindsight_desktop.core.store.database import Store, utcnow
@@ -212,7 +216,29 @@ class MemoryEngine:
             gate=gate,
             occurred_at=None if occurred_at is None else parse_when(occurred_at, "timestamp"),
         )
+        hold = self._hold(request)  # the client's policy and the product's own reading of the text
+        if hold is not None:
+            proposed = self._with_models(lambda: pending.propose(self.parts, request, hold))
+            if proposed is not None:
+                return proposed
         return self._with_models(lambda: write(self.parts, request))
+
+    def _hold(self, request: WriteRequest) -> write_policy.Hold | None:
+        """Whether this write waits in the inbox (raises NotAllowed for a read-only client)."""
+        if not isinstance(request.content, str) or not isinstance(request.client, str):
+            return None  # the writer names the bad argument
+        with self.store.read() as db:
+            rule = client_store.policy_of(db, request.client)
+        by_hand = request.explicit or not request.gate
+        return write_policy.decide(
+            request.client, rule, self.settings.review_directives, request.content, by_hand=by_hand
+        )
+
+    def _refuse_read_only(self, client: str | None) -> None:
+        if client is not None:
+            with self.store.read() as db:
+                rule = client_store.policy_of(db, client)
+            write_policy.decide(client, rule, False, "", by_hand=False)
 
     def set_paused(self, paused: bool, *, client: str = PERSON) -> None:
         """Pause or resume remembering, for every process that shares this memory file."""
@@ -380,6 +406,7 @@ class MemoryEngine:
             query=query,
             purge=purge,
         )
+        self._refuse_read_only(client)
         receipt = self._with_models(lambda: forgetting.run(self.parts, req, self.clock()))
         if req.purge and receipt.forgotten:
             receipt.wal_cleared = self.store.checkpoint()
@@ -409,6 +436,7 @@ class MemoryEngine:
         weight = validate.unit_interval(strength, "strength")
         if weight is None:
             raise InvalidInput("strength must be a number from 0 to 1")
+        self._refuse_read_only(client)
         return editing.link(self.parts, source_id, target_id, kind, weight, client, client or PERSON, self.clock())
 
     def run_maintenance(
@@ -437,6 +465,43 @@ class MemoryEngine:
     def maintenance_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent maintenance and re-embed runs: when, what changed, how long, how they ended."""
         return runner.last_runs(self.parts, validate.positive_int(limit, "limit", high=10_000))
+
+    # ---- the inbox: what assistants proposed, for the person to decide (core/inbox/) --------------
+    def inbox(self, *, client: str | None = None) -> list[PendingItem]:
+        """What waits for the person, oldest first (one client's when given); the expired go first.
+        For the person's edges only: no MCP tool reaches it."""
+        self._expire_inbox()
+        return pending.waiting(self.parts, None if client is None else validate.client_name(client))
+
+    def inbox_count(self) -> int:
+        """How many items wait (the tray's count)."""
+        self._expire_inbox()
+        return pending.count(self.parts)
+
+    def approve(self, ids: list[str] | str, *, content: str | None = None) -> list[WriteResult]:
+        """Keep these proposals as their clients wrote them, dated when proposed. `content` (one id only):
+        the person's edit, made after the approval so the memory's history shows it."""
+        checked = validate.text_list(ids, "ids")
+        if content is not None and len(checked) != 1:
+            raise InvalidInput("an edit can be approved for one inbox item at a time")
+        results = [self._approve_one(item_id) for item_id in checked]
+        if content is not None:
+            self.edit(results[0].id, content=content)
+        return results
+
+    def _approve_one(self, item_id: str) -> WriteResult:
+        return self._with_models(lambda: pending.approve(self.parts, item_id))
+
+    def reject(self, ids: list[str] | str) -> list[str]:
+        """Delete these proposals for good: no copy stays in the memory file or its WAL (as a purge)."""
+        gone = [pending.reject(self.parts, item_id) for item_id in validate.text_list(ids, "ids")]
+        if gone:
+            self.store.checkpoint()
+        return gone
+
+    def _expire_inbox(self) -> None:
+        if pending.expire(self.parts, self.clock()):
+            self.store.checkpoint()
 
     # ---- numbers -------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -41,3 +41,9 @@ class EncryptionError(HindsightError):
     new, empty memory: the message names the problem and what to do."""
 
     exit_code = 6
+
+
+class NotAllowed(HindsightError):
+    """The person has not allowed this client to do that (a read-only client's write)."""
+
+    exit_code = 7

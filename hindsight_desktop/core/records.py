@@ -84,6 +84,33 @@ class WriteResult:
     supersedes: list[str] = field(default_factory=list)
     redactions: int = 0
     reason: str = ""
+    # True when it waits in the person's inbox (core/inbox/): stored is then False and id is the inbox id.
+    pending: bool = False
+    inbox_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+@dataclass
+class PendingItem:
+    """A write that waits for the person's approval in the inbox: never recalled until approved."""
+
+    id: str
+    client: str
+    content: str
+    type: str  # the product's own reading: "instruction" for a directive, else the gate's type
+    claimed_type: str | None  # the type the client gave, if any
+    scope: str
+    created_at: datetime
+    occurred_at: datetime
+    expires_at: datetime  # rejected at this time unless the person decides before
+    reason: str  # why it waits, in a sentence
+    signals: dict[str, Any] = field(default_factory=dict)  # the gate's signals and the directive cue
+    repeats: int = 0  # the same text proposed again by the same client joined this item
+    importance: float | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

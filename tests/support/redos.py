@@ -30,6 +30,7 @@ PACKAGES = (
     "hindsight_desktop.core.recall",
     "hindsight_desktop.core.index",
     "hindsight_desktop.core.maintenance",
+    "hindsight_desktop.core.inbox",
 )
 SIZES = (1024, 4096, 8192, 32768)  # characters: two to look, two to judge; the write limit is 32 KB
 FAIL_RATIO = 8.0  # linear is ~4, quadratic ~16

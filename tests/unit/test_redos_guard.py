@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 import pytest
 from support import redos
 
+from hindsight_desktop.core.inbox import directives
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.recall import dates as recall_dates
 from hindsight_desktop.core.recall import fact_questions
@@ -45,6 +46,7 @@ WRITE_FUNCTIONS: dict[str, Callable[[str], object]] = {
     "fact_key": fact_key,
     "event_fact": event_facts.event_fact,
     "read_cues": gate_rules.read_cues,
+    "inbox.classify": directives.classify,
     "density+emotion": lambda t: (gate_rules.density(t, 3, False), gate_rules.emotion(t)),
     "overlap.same_statement": lambda t: overlap.same_statement(t, t),
     "keyword.index_body": lambda t: keyword.index_body(t, []),

@@ -1,6 +1,7 @@
-"""The MCP clients allowed to connect over HTTP: a name and a token hash each, never the token.
+"""The MCP clients allowed to connect over HTTP: a name and a token hash each, never the token; and each
+client name's write policy (auto, review, read-only), whatever its transport.
 
-The table comes from the store's schema migrations (version 3).
+The tables come from the store's schema migrations (versions 3 and 8).
 
 >>> table = ClientTable(store)                                      # doctest: +SKIP
 >>> table.add("cursor", "9f86d0…", now)                              # doctest: +SKIP
@@ -13,6 +14,8 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from datetime import datetime
+
+import apsw
 
 from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.identities import client_name
@@ -29,6 +32,25 @@ class ClientRecord:
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+# How a client's writes are taken: kept by the gate, held for the person's review, or refused.
+POLICIES = ("auto", "review", "read-only")
+DEFAULT_POLICY = "auto"
+
+
+def checked_policy(value: object) -> str:
+    policy = value.strip().lower() if isinstance(value, str) else value
+    if policy not in POLICIES:
+        raise InvalidInput(f"policy must be one of {', '.join(POLICIES)}, got {value!r}")
+    assert isinstance(policy, str)
+    return policy
+
+
+def policy_of(db: apsw.Connection, name: str) -> str:
+    """The write policy of a client name (auto when none was set)."""
+    row = db.execute("SELECT policy FROM client_policies WHERE name = ?", (name,)).fetchone()
+    return DEFAULT_POLICY if row is None else str(row[0])
 
 
 class ClientTable:
@@ -79,3 +101,25 @@ class ClientTable:
         """(name, token hash) of every client that may connect now."""
         with self.store.read() as db:
             return [(n, h) for n, h in db.execute("SELECT name, token_hash FROM mcp_clients WHERE revoked_at IS NULL")]
+
+    def set_policy(self, name: str, policy: str, now: datetime) -> str:
+        """Set how `name`'s writes are taken (any client name: HTTP, stdio or bridged)."""
+        name, policy = client_name(name), checked_policy(policy)
+        with self.store.write() as db:
+            if policy == DEFAULT_POLICY:
+                db.execute("DELETE FROM client_policies WHERE name = ?", (name,))
+            else:
+                db.execute(
+                    "INSERT OR REPLACE INTO client_policies (name, policy, set_at) VALUES (?, ?, ?)",
+                    (name, policy, to_db(now)),
+                )
+        return policy
+
+    def policy(self, name: str) -> str:
+        with self.store.read() as db:
+            return policy_of(db, client_name(name))
+
+    def policies(self) -> dict[str, str]:
+        """Every client name with a policy other than auto."""
+        with self.store.read() as db:
+            return {str(n): str(p) for n, p in db.execute("SELECT name, policy FROM client_policies ORDER BY name")}
