@@ -534,7 +534,7 @@ class MemoryEngine:
         ids: list[str] | None = None,
     ) -> dict[str, Any]:
         """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
-        text stream, in `fmt` (portable/formats.py); returns what was written (portable/transfer.py)."""
+        text stream, in `fmt` (portable/export_formats.py); returns what was written (portable/transfer.py)."""
         self._sync_models()
         return transfer.export_memories(self.parts, fmt, target, filters, progress, embeddings=embeddings, ids=ids)
 

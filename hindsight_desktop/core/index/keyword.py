@@ -396,7 +396,7 @@ def full_match_score(db: apsw.Connection, terms: list[str], seen: View | None = 
     A search's best keyword score says how well the best memory matched, not whether that was much:
     when a question's only hits share a common word or a stray character pair with it, the best of
     them is still the best. Against this score a match can be told to be partial. Counting a term's
-    memories costs about 0.1 ms at 100k memories; the search itself, about 12 ms.
+    memories costs little beside the search itself (bench/NOTES.md).
     """
     words = (seen or keyword_stats.view(db, None)).words
     return sum(words.idf(words.documents(db, quote(term))) for term in terms)

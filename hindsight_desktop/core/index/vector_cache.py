@@ -1,8 +1,9 @@
 """An in-process copy of one model's vectors for fast nearest-neighbour search.
 
-sqlite-vec's exact scan costs ~50 ms at 100k vectors here. This cache keeps sign bits (48 bytes a
-vector) for a coarse Hamming pass and int8 vectors with one scale each (about 0.4% error) for
-rescoring the few hundred best candidates: a few milliseconds at 100k and about 45 MB of memory. The
+sqlite-vec's exact scan is the slowest part of a search in a large store (bench/NOTES.md). This cache
+keeps sign bits (48 bytes a vector) for a coarse Hamming pass and int8 vectors with one scale each for
+rescoring the few hundred best candidates: a fraction of the scan's time, in memory that grows with the
+store. The
 vec0 table stays the source of truth; other processes' changes are replayed from the `vector_changes`
 log before every search.
 """
@@ -34,7 +35,7 @@ class VectorCache:
         self._lock = threading.RLock()
         self._rowids = np.zeros(0, dtype=np.int64)
         # Sign bits stored word-major (one row per 64-bit word, one column per vector): the Hamming
-        # pass then runs over contiguous memory, 0.6 ms at 100k instead of 1.3 ms row by row.
+        # pass then runs over contiguous memory, faster than row by row (bench/NOTES.md).
         self._bits = np.zeros((self.words, 0), dtype=np.uint64)
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)

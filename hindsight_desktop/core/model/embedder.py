@@ -20,10 +20,10 @@ from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.thread_choice import ThreadChooser
 
 # ggml's CPU threads come from OpenMP and meet at a barrier after every step of the model. Left to
-# spin for long (OpenMP's default), they starve other processes on a two-core laptop (540 ms p95 for
-# one embedding, measured); made to sleep at once (OMP_WAIT_POLICY=PASSIVE), every barrier costs a
-# wake-up and two threads are slower than one (16 vs 11 ms a sentence). A short spin gives two
-# threads their speed (6 ms) and still lets a waiting thread sleep soon. Read when libgomp loads.
+# spin for long (OpenMP's default), they starve other processes on a two-core laptop; made to sleep at
+# once (OMP_WAIT_POLICY=PASSIVE), every barrier costs a wake-up and two threads are slower than one. A
+# short spin gives two threads their speed and still lets a waiting thread sleep soon (measured:
+# bench/NOTES.md). Read when libgomp loads.
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 
@@ -119,7 +119,7 @@ class Embedder:
             if self._closed:
                 raise ModelError(f"the model {self.path.name} was closed (the process is ending)")
             # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
-            # sequence at once (+48 MB for 77 texts), and measured slower per text than small groups.
+            # sequence at once, and is slower per text than small groups (bench/NOTES.md).
             for start in range(0, len(cleaned), EMBED_GROUP):
                 group = cleaned[start : start + EMBED_GROUP]
                 threads = self._use_threads(self._chooser.choose())

@@ -1,10 +1,10 @@
 """How many CPU threads llama.cpp gets for the next embedding, chosen from what recent calls cost.
 
-On an idle two-core machine two threads embed a sentence in about half the time of one (6 vs 11 ms).
-When another process keeps a core busy, the second thread waits for it and the same call takes
-14-35 ms, while one thread still takes 11. No fixed choice is right for both, so each choice is
-timed, the cheaper one is used, and the others are tried again now and then in case the machine
-has changed.
+On an idle two-core machine two threads embed a sentence in about half the time of one. When another
+process keeps a core busy, the second thread waits for it and the same call takes longer than one
+thread alone (bench/embed_threads.py, bench/NOTES.md). No fixed choice is right for both, so each
+choice is timed, the cheaper one is used, and the others are tried again now and then in case the
+machine has changed.
 """
 
 from __future__ import annotations

@@ -30,9 +30,8 @@ CANDIDATE_POOL = 100
 CROSS_WEIGHT = 0.5  # a keyword found through translation counts half as much as one the question used
 # The best keyword match counts in full only if it scores at least this share of what a memory holding
 # every term of the question would (keyword.full_match_score); a weaker best match is scaled down with
-# the rest, so a stray shared word or character pair does not outweigh a memory near in meaning.
-# (Measured alone: the Chinese bench set's recall@5 0.806 -> 0.847; LoCoMo dev hybrid @5 0.672 -> 0.671,
-# @10 0.767 -> 0.774.)
+# the rest, so a stray shared word or character pair does not outweigh a memory near in meaning
+# (bench/NOTES.md).
 KEYWORD_FULL_SHARE = 0.5
 # The memories nearest in meaning stay candidates even below the evidence floor: in a store of one
 # person's life many memories sit near every question, and a paraphrase that shares no word with its
@@ -61,9 +60,6 @@ class RecallWeights:
     # `repeat` per unit of the excess.
     repeat: float = 0.30
     repeat_above: float = 0.57
-    # With no keyword, entity or link evidence, a candidate must be close enough to the question to be as
-    # likely an answer as not (calibration.evidence_floor), else it is noise: returning it would make every
-    # search "find" something and hide misses from the hit rate (NEAREST_KEPT's few are listed, not counted).
 
 
 @dataclass
@@ -78,7 +74,7 @@ class Ranked:
 
 
 # Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
-# reading every candidate's text, entities and metadata was most of a search's time at 100k memories.
+# reading every candidate's text, entities and metadata would be most of a search's time in a large store.
 # Recency counts from when it happened but never from later than when it was written (a claimed future
 # date would otherwise rank first for ever): visibility.STATED_AT.
 CANDIDATE_COLUMNS = (
@@ -119,7 +115,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
     w = weights or RecallWeights()
     now = parts.clock()
     asked = dominant_language(q.text)
-    # The question's embedding (~10 ms in llama.cpp) runs beside the keyword, entity and date look-ups
+    # The question's embedding runs beside the keyword, entity and date look-ups
     # (in SQLite): both release the GIL, so on two cores the search waits for the longer, not the sum.
     embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" else None
     # Dates count as periods (dates.py), not as exact values.
@@ -179,6 +175,9 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
         if q.mode == "hybrid":
             _spread_links(parts, db, cands, q, w, qvec, now, asked)
             scale = parts.calibration
+            # With no keyword, entity or link evidence, a candidate must be close enough to the question to
+            # be as likely an answer as not, else it is noise: returning it would make every search "find"
+            # something and hide misses from the hit rate (NEAREST_KEPT's few are listed, not counted).
             floor = scale.evidence_floor(asked)
             nearest = _nearest_in_meaning(cands.values()) if qvec is not None else set()
             fillers = {r for r in nearest if not _has_evidence(cands[r], floor)}

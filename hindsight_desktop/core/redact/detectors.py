@@ -1,9 +1,9 @@
 """Service-token shapes taken from the `detect-secrets` plugins (Apache-2.0), compiled once, on first use.
 
-detect-secrets' own scan runs every plugin, entropy included, over a line and costs about 1.6 ms per
-sentence while flagging ordinary words; here only the regex lists of its shape-based plugins are used,
-so the patterns stay maintained upstream and a sentence costs a few microseconds.
-Importing detect-secrets pulls in `requests` (0.1-0.3 s), so it happens the first time a text holds a
+detect-secrets' own scan runs every plugin, entropy included, over a line, far slower per sentence
+while flagging ordinary words; here only the regex lists of its shape-based plugins are used, so the
+patterns stay maintained upstream and a sentence costs a small fraction of that (bench/NOTES.md).
+Importing detect-secrets pulls in `requests`, slow to import, so it happens the first time a text holds a
 token-like run (text.py checks that first), not when the app or a command starts.
 
 Some of those patterns backtrack: a run of "eyJ" characters, or of spaces after a keyword, costs them

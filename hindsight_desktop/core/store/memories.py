@@ -374,7 +374,7 @@ def among(
     extra = tuple(args)
     for chunk in values.chunks(rowids):
         # NOT INDEXED: look the rows up by rowid. Left to itself the planner may walk the status
-        # index instead, every active memory of it (5-8 ms at 50k memories against 0.3 ms).
+        # index instead, every active memory of it (bench/NOTES.md).
         found += db.execute(
             f"SELECT {columns} FROM memories m NOT INDEXED WHERE m.rowid IN ({values.marks(chunk)}) AND {where}",
             (*chunk, *extra),

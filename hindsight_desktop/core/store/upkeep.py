@@ -104,7 +104,7 @@ def fade_candidates(db: apsw.Connection, unused_since: str, after: int, limit: i
     rows = db.execute(
         "SELECT m.rowid, m.id, m.importance, m.layer, m.stability, coalesce(m.last_accessed_at, m.created_at) "
         # NOT INDEXED: walk by rowid from the cursor. Through the status index SQLite would read and sort
-        # every active memory for each batch (580 ms a batch at 100k memories, against 2 ms).
+        # every active memory for each batch (bench/NOTES.md).
         "FROM memories m NOT INDEXED WHERE m.status = 'active' AND m.pinned = 0 AND m.layer != 'working' "
         "AND coalesce(m.last_accessed_at, m.created_at) < ? AND m.rowid > ? ORDER BY m.rowid LIMIT ?",
         (unused_since, after, limit),
@@ -201,7 +201,7 @@ def claims(db: apsw.Connection, key: str, group: str) -> list[Claim]:
     first; of two made at once, the one stored last."""
     return select(
         # INDEXED BY: left to itself the planner walks the (status, occurred_at) index to skip the sort,
-        # that is every active memory for each fact (29 ms a group at 30k memories, against 1 ms).
+        # that is every active memory for each fact (bench/NOTES.md).
         db,
         Claim,
         f"status = 'active' AND layer != 'working' AND fact_key = ? AND {privacy_group()} = ?",

@@ -96,8 +96,8 @@ _delete_clears: bool | None = None
 
 def clear_vector(db: apsw.Connection, table: str, dim: int, rowid: int) -> int:
     """Delete a vector so that its bytes leave the file too; 1 if there was one. On a sqlite-vec that
-    does not zero deleted vectors itself, the vector is overwritten with zeros first (measured: about
-    1 ms more per delete, so not done where the delete already clears)."""
+    does not zero deleted vectors itself, the vector is overwritten with zeros first (a cost per delete,
+    bench/NOTES.md, so not done where the delete already clears)."""
     if db.execute(f"SELECT 1 FROM {table} WHERE rowid = ?", (rowid,)).fetchone() is None:
         return 0
     if not _native_delete_clears(db):

@@ -45,8 +45,8 @@ NEGATIVE = (
     ("chatter", lang.TRANSIENT, 0.85),
     ("chatter", lang.REPORTED_CHATTER, 0.9),
 )
-# The rules read only the opening of a long text: it says what the text is about, and it keeps a
-# 32 KB import from costing a fifth of a second in regular expressions (1,000 chars: ~5 ms).
+# The rules read only the opening of a long text: it says what the text is about, and it keeps a long
+# import from costing much time in regular expressions (bench/NOTES.md).
 RULES_CHARS = 1000
 SURE = 0.8  # a cue at least this strong decides without the model
 
