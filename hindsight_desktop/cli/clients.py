@@ -79,6 +79,38 @@ def _revoke(args: argparse.Namespace) -> None:
     )
 
 
+def _policy_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="the client name it writes as (HTTP or stdio --client)")
+    p.add_argument(
+        "policy",
+        nargs="?",
+        choices=("auto", "review", "read-only"),
+        help="auto: the gate keeps what is worth keeping; review: what it proposes waits in your inbox; "
+        "read-only: it may search but not write (omit to show the current policy)",
+    )
+
+
+def _policy(args: argparse.Namespace) -> None:
+    from hindsight_desktop.core.clients import ClientBook
+
+    book = ClientBook.open(data_dir(args))
+    try:
+        if args.name is None:
+            emit(args, book.policies(), human=_print_policies)
+            return
+        policy = book.set_policy(args.name, args.policy) if args.policy else book.policy(args.name)
+    finally:
+        book.close()
+    emit(args, {"name": args.name, "policy": policy}, human=lambda r: print(f"{r['name']}: {r['policy']}"))
+
+
+def _print_policies(policies: dict[str, str]) -> None:
+    if not policies:
+        print("Every client is auto. Put one on review with: hindsight-desktop clients policy NAME review")
+    for name, policy in policies.items():
+        print(f"{name}\t{policy}")
+
+
 def _target_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("client", choices=sorted(KINDS), help="which assistant")
     p.add_argument("--name", help="the client name the token belongs to (default: the client)")
@@ -157,6 +189,7 @@ COMMANDS = (
             Command("add", "create a client and print its token", _add, _add_arguments),
             Command("list", "registered clients", _list),
             Command("revoke", "stop a client's token from working, at once", _revoke, _name_argument),
+            Command("policy", "how a client's writes are taken: auto, review or read-only", _policy, _policy_arguments),
             Command("config", "print the set-up snippet for a client", _config, _target_arguments),
             Command(
                 "install", "merge the set-up into the client's config file (with a backup)", _install, _target_arguments

@@ -240,6 +240,12 @@ def search_text(
 
 def write_text(result: WriteResult) -> str:
     """What happened to one write, in a sentence or two."""
+    if result.pending:
+        return (
+            f"Not stored yet: the person will review this before it becomes a memory (inbox item {result.inbox_id}). "
+            f"{result.reason.rstrip('.')}. Until the person approves it, no assistant can recall it, you included; "
+            "there is nothing more to do, and the conversation can go on."
+        )
     if result.duplicate_of:
         text = f"This repeats memory {result.duplicate_of}, so that memory was reinforced instead of storing a copy."
     elif result.stored:

@@ -11,15 +11,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class WriteOutput(BaseModel):
-    id: str = Field(description="The memory's id (or the existing memory's id when this was a repeat).")
-    stored: bool = Field(description="False when the item stayed in short-lived working memory only.")
-    layer: str = Field(description="working, episodic, semantic or procedural.")
+    id: str = Field(
+        description="The memory's id (or the existing memory's id when this was a repeat; the inbox id when pending)."
+    )
+    stored: bool = Field(description="False when it stayed in short-lived working memory only, or waits for review.")
+    layer: str = Field(description="working, episodic, semantic or procedural (inbox when pending).")
     score: float = Field(description="How worth keeping the text was judged, 0-1.")
     signals: dict[str, float] = Field(description="The five write signals behind the score.")
     duplicate_of: str | None = Field(description="Set when this repeated an existing memory, which was reinforced.")
     supersedes: list[str] = Field(description="Older memories this one replaces (kept as history).")
     redactions: int = Field(0, description="Secrets removed from the text before storing.")
     reason: str = Field("", description="Why it was kept or not, in a sentence.")
+    pending: bool = Field(
+        False,
+        description="True when it waits for the person's review (stored is then false); no one recalls it until then.",
+    )
+    inbox_id: str | None = Field(None, description="The waiting item's id, when pending.")
 
 
 class SearchItem(BaseModel):
