@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from hindsight_desktop.cli.command import Command
-from hindsight_desktop.cli.output import data_dir, emit, open_engine
+from hindsight_desktop.cli.output import data_dir, emit, person_call
 from hindsight_desktop.config import load_settings
 
 
@@ -35,9 +35,7 @@ def _why_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _why(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        result = engine.why(args.query, args.memory_id).to_dict()
-    emit(args, result, human=_print_why)
+    person_call(args, "why", {"query": args.query, "memory_id": args.memory_id}, human=_print_why)
 
 
 def _yes(value: object) -> str:

@@ -1,5 +1,6 @@
 """The memory commands: add, search, show, edit, forget, restore, link, stats. Each is its arguments,
-its handler (one engine call) and its printer, side by side."""
+its handler (one engine call) and its printer, side by side. `add` and `search` need the model, so they
+go through the running server when there is one (output.person_call); the rest never load it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 from typing import Any
 
 from hindsight_desktop.cli.command import Command
-from hindsight_desktop.cli.output import emit, open_engine
+from hindsight_desktop.cli.output import emit, on_engine, open_engine, person_call
 from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.records import LAYERS
 
@@ -21,16 +22,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _add(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        result = engine.write(
-            args.content,
-            type=args.type,
-            importance=args.importance,
-            occurred_at=args.when,
-            scope="private" if args.private else "shared",
-            explicit=True,
-        )
-    emit(args, result.to_dict(), human=_print_add)
+    params = {
+        "content": args.content,
+        "type": args.type,
+        "importance": args.importance,
+        "when": args.when,
+        "private": args.private,
+    }
+    person_call(args, "add", params, human=_print_add)
 
 
 def _print_add(result: dict[str, Any]) -> None:
@@ -56,17 +55,17 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _search(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        result = engine.search(
-            args.query,
-            limit=args.limit,
-            type=args.type,
-            layer=args.layer,
-            time_range_days=args.days,
-            deep=args.deep,
-            mode=args.mode,
-        )
-    emit(args, result.to_dict(explain=args.explain), human=_print_search)
+    params = {
+        "query": args.query,
+        "limit": args.limit,
+        "type": args.type,
+        "layer": args.layer,
+        "days": args.days,
+        "deep": args.deep,
+        "mode": args.mode,
+        "explain": args.explain,
+    }
+    person_call(args, "search", params, human=_print_search)
 
 
 def _print_search(result: dict[str, Any]) -> None:
@@ -85,14 +84,14 @@ def _id_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        memory = engine.get(args.id)
-        shown = {
-            **memory.to_dict(),
+    on_engine(
+        args,
+        lambda engine: {
+            **engine.get(args.id).to_dict(),
             "links": [link.to_dict() for link in engine.links(args.id)],
             "history": [e.to_dict() for e in engine.events(args.id)],
-        }
-    emit(args, shown)
+        },
+    )
 
 
 def _edit_arguments(p: argparse.ArgumentParser) -> None:
@@ -113,16 +112,17 @@ def _edit_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _edit(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        memory = engine.edit(
+    on_engine(
+        args,
+        lambda engine: engine.edit(
             args.id,
             content=args.content,
             type=args.type,
             importance=args.importance,
             pinned=args.pinned,
             summary=args.summary,
-        )
-    emit(args, memory.to_dict())
+        ).to_dict(),
+    )
 
 
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
@@ -137,8 +137,9 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _forget(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        receipt = engine.forget(
+    on_engine(
+        args,
+        lambda engine: engine.forget(
             ids=args.ids or None,
             older_than_days=args.older_than_days,
             type=args.type,
@@ -147,8 +148,8 @@ def _forget(args: argparse.Namespace) -> None:
             written_by=args.written_by,
             query=args.query,
             purge=args.purge,
-        )
-    emit(args, receipt.to_dict())
+        ).to_dict(),
+    )
 
 
 def _restore_arguments(p: argparse.ArgumentParser) -> None:
@@ -196,14 +197,11 @@ def _link_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _link(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        link = engine.link(args.source, args.target, args.relation)
-    emit(args, link.to_dict())
+    on_engine(args, lambda engine: engine.link(args.source, args.target, args.relation).to_dict())
 
 
 def _stats(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        emit(args, engine.stats())
+    on_engine(args, lambda engine: engine.stats())
 
 
 COMMANDS = (

@@ -10,15 +10,14 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from hindsight_desktop.cli.command import Command
-from hindsight_desktop.cli.output import emit, open_engine
+from hindsight_desktop.cli.output import emit, on_engine, open_engine
 
 if TYPE_CHECKING:  # imported when a command runs, so --help stays quick
     from hindsight_desktop.core.engine import MemoryEngine
 
 
 def _show(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        emit(args, engine.model_status(), human=_print_model)
+    on_engine(args, lambda engine: engine.model_status(), human=_print_model)
 
 
 def _use_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,8 +34,7 @@ def _use(args: argparse.Namespace) -> None:
 
 
 def _reembed(args: argparse.Namespace) -> None:
-    with open_engine(args) as engine:
-        emit(args, _reembed_now(engine, args), human=_print_model)
+    on_engine(args, lambda engine: _reembed_now(engine, args), human=_print_model)
 
 
 def _reembed_now(engine: MemoryEngine, args: argparse.Namespace) -> dict[str, Any]:

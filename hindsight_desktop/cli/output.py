@@ -3,6 +3,9 @@
 `--json` means the same for every command: the command's data as one JSON document (UTF-8 text kept
 as it is, two-space indent) on the stream the command names, stdout unless said otherwise; errors are
 `{"error": ..., "code": ...}` on stderr. Without `--json` the command's human printer runs instead.
+
+A command is mostly one engine call: `on_engine` opens the engine, calls, prints; `person_call` does
+the same for a command that needs the model, through the running server when there is one.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ def data_dir(args: argparse.Namespace) -> Path:
     return default_data_dir()
 
 
-def open_engine(args: argparse.Namespace) -> MemoryEngine:
-    """The engine over the memory in the data folder, with the saved settings; use it in a `with`."""
+def open_engine(args: argparse.Namespace, *, lazy: bool = True) -> MemoryEngine:
+    """The engine over the memory in the data folder, with the saved settings; use it in a `with`.
+    `lazy`: the embedding model loads only if the command embeds text (a server loads it at once)."""
     from hindsight_desktop.core.engine import MemoryEngine
 
-    engine = MemoryEngine(data_dir(args), settings=load_settings())
+    engine = MemoryEngine(data_dir(args), settings=load_settings(), lazy_model=lazy)
     opened = engine.store.encryption
     if opened.warning:
         warn(opened.warning)
@@ -38,6 +42,36 @@ def open_engine(args: argparse.Namespace) -> MemoryEngine:
 
         show_recovery(opened.key, why=f"The memory file {engine.store.path} is encrypted.")
     return engine
+
+
+def on_engine(
+    args: argparse.Namespace,
+    call: Callable[[MemoryEngine], Any],
+    human: Callable[[Any], None] | None = None,
+    *,
+    stream: TextIO | None = None,
+) -> None:
+    """What most commands are: open the engine (lazily: the model loads only if `call` embeds text),
+    make one call on it, print what it returned."""
+    with open_engine(args) as engine:
+        data = call(engine)
+    emit(args, data, human, stream=stream)
+
+
+def person_call(
+    args: argparse.Namespace, name: str, params: dict[str, Any], human: Callable[[Any], None] | None = None
+) -> None:
+    """A command that needs the model (mcp/cli_channel.py's CALLS): made by the server that runs for this
+    data folder (the app, `serve`, the shared one) when there is one, else here; printed alike."""
+    from hindsight_desktop.cli import remote
+    from hindsight_desktop.mcp.cli_channel import CALLS
+
+    load_settings()  # a bad settings file is refused here, whoever makes the call
+    result = remote.call(data_dir(args), name, params)
+    if result is None:
+        with open_engine(args) as engine:
+            result = CALLS[name](engine, params)
+    emit(args, result, human)
 
 
 def to_json(data: Any) -> str:

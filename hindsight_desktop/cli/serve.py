@@ -61,7 +61,7 @@ def _serve(args: argparse.Namespace) -> None:
     # so the bridge endpoint is withdrawn and the engine closed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        with pending.opening(lambda: open_engine(args)) as engine:
+        with pending.opening(lambda: open_engine(args, lazy=False)) as engine:
             engine.warm_up_in_background()
             serve_http(engine, sock, registry)
     finally:

@@ -32,7 +32,7 @@ from hindsight_desktop.core.maintenance import runner
 from hindsight_desktop.core.maintenance.consolidate import Summarizer
 from hindsight_desktop.core.maintenance.forget import BULK_ARCHIVE_CAP
 from hindsight_desktop.core.maintenance.policy import MaintenancePolicy
-from hindsight_desktop.core.model import loader
+from hindsight_desktop.core.model import calibration, loader
 from hindsight_desktop.core.model import reembed as reembedding
 from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
 from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
@@ -60,6 +60,7 @@ from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.timeutil import parse_when, to_db
 from hindsight_desktop.core.validate import MAX_ID_CHARS, MAX_LIST_ITEMS
 from hindsight_desktop.core.write import edit as editing
+from hindsight_desktop.core.write.gate_language import CHATTER_PROTOTYPES, KEEP_PROTOTYPES
 from hindsight_desktop.core.write.writer import WriteRequest, write
 
 # The engine's face: what the edges may take from here besides the engine (limits they show or check
@@ -77,6 +78,9 @@ __all__ = [
     "Progress",
 ]
 DEFAULT_MODEL_STEM = Path(DEFAULT_MODEL_FILE).stem  # the packaged model's ids start "<stem>:"
+# The fixed sentences every process embeds for its model (the score scale's probes, the gate's prototypes):
+# their vectors are kept per model between processes (model/handle.py).
+PROBE_TEXTS = calibration.probe_texts() | frozenset(KEEP_PROTOTYPES + CHATTER_PROTOTYPES)
 Progress = Callable[[int, int], None]  # (done, total), for exports and imports
 T = TypeVar("T")
 
@@ -96,15 +100,17 @@ class MemoryEngine:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         clock: Callable[[], datetime] | None = None,
+        lazy_model: bool = False,
     ) -> None:
         """`embedder` (else the settings' model, else the packaged default) is the model of a new memory
-        file; an existing file keeps the model its vectors came from (loader.py); `use_model` switches it."""
+        file; an existing file keeps the model its vectors came from (loader.py); `use_model` switches it.
+        `lazy_model`: the model loads when text is first embedded, not now (a command that only reads)."""
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.settings = (settings or Settings()).validate()
         self.clock = clock or utcnow
         self.store = Store(self.data_dir / DB_FILE, encrypt=self.settings.encrypt_memory_file)
         self._access = AccessStats(self.store)  # searches' access statistics, written after the answer
-        self._models = loader.ModelSource(self.data_dir, self.settings, embedder)
+        self._models = loader.ModelSource(self.data_dir, self.settings, embedder, lazy=lazy_model, fixed=PROBE_TEXTS)
         self._load_models()
         self.recall_weights = RecallWeights()
 
@@ -574,6 +580,11 @@ class MemoryEngine:
     def check_file_modes(data_dir: Path) -> Finding:
         """Only this account may read the data folder; wider modes are repaired, and the finding says so."""
         return checks.check_file_modes(Path(data_dir))
+
+    def flush_access_stats(self) -> None:
+        """Write the searches' access statistics queued so far now (a server answering the person's
+        command line, whose next command may be `stats` in another process)."""
+        self._access.flush()
 
     def close(self) -> None:
         self._access.close()  # the searches' access statistics land before the file closes

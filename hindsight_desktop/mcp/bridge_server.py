@@ -1,6 +1,7 @@
 """The server end of the stdio bridge: a loopback listener that serves MCP to `mcp` bridge processes.
 
-Each connection starts with one hello line, `{"hindsight-bridge": 1, "secret": S, "client": NAME}`;
+Each connection starts with one hello line, `{"hindsight-bridge": 1, "secret": S, "client": NAME}`
+(or `"cli": 1`: the person's command line making one call, cli_channel.py);
 the secret is the one in the 0600 runtime file (runtime.py), so only the person's own account can
 connect. The connection then carries newline-delimited JSON-RPC, exactly as stdio does, and every
 call acts as NAME with the stdio rules (any name but the person's own), served by the same tools
@@ -185,6 +186,14 @@ class BridgeListener:
                 return None
             await _answer(stream, {"ok": True, "yielding": True})
             self.yield_requested.set()
+            return None
+        if hello.get("cli"):  # the person's command line: one call, as the person (cli_channel.py)
+            from hindsight_desktop.mcp import cli_channel
+
+            await _answer(stream, {"ok": True, "cli": 1, "pid": self.endpoint.pid})
+            await cli_channel.serve(
+                self.engine, lambda: buffered.receive_until(b"\n", cli_channel.MAX_REQUEST), stream.send
+            )
             return None
         try:
             name = stdio_client_name(hello.get("client"))

@@ -26,25 +26,33 @@ cost is in English alone: on LoCoMo dev (all English) vector-only recall@5/@10 w
 to 0.448/0.546, and with half the probe questions the centre moved that by ±0.02: there the
 correction is small and the centre's own noise about as large.
 
-The result is cached per model id, in the process and in the memory file's `meta` table, so only the
-first process that opens a memory with a new model pays for it (about a second).
+The result is cached per model id: in the process, in the memory file's `meta` table and in this
+computer's cache folder, so a model is measured once per computer, not once per process or data
+folder. (The probes' vectors are kept per model too, model/handle.py, so even a first measurement
+for a new probe version needs the model only once.)
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hindsight_desktop.config import default_cache_dir
+from hindsight_desktop.core.store.private_files import private_dir, private_writer
+
 # Version of the probe set and of what is measured: bump it to re-measure every model.
 PROBE_VERSION = 4
 META_PREFIX = "calibration:"
+CACHE_SUBDIR = "calibration"  # under the cache folder: one file per model id and probe version
 # Where a typical answer lands on the recall scale. Recall's weights were set on all-MiniLM's raw
 # cosines, where answers land near 0.5 and off-topic text near 0; e5's centred similarities put answers
 # near 0.08 and off-topic text near 0. Mapping both points gives every model the scale the weights expect.
@@ -303,20 +311,53 @@ def _off_diagonal(matrix: np.ndarray) -> np.ndarray:
     return matrix[~np.eye(len(matrix), dtype=bool)]
 
 
+def probe_texts() -> frozenset[str]:
+    """Every sentence `measure` embeds: fixed text, never a person's."""
+    texts = [t for lists in (UNRELATED, QUESTIONS) for group in lists.values() for t in group]
+    texts += [t for pairs in PARAPHRASES.values() for pair in pairs for t in pair]
+    return frozenset(texts)
+
+
+def machine_file(model_id: str) -> Path:
+    """Where this computer keeps the model's calibration (public numbers about the model only)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model_id)
+    return default_cache_dir() / CACHE_SUBDIR / f"{safe}-v{PROBE_VERSION}.json"
+
+
+def _from_machine(model_id: str) -> Calibration | None:
+    try:
+        found = Calibration.from_json(machine_file(model_id).read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    return found if found is not None and found.model_id == model_id else None
+
+
+def _to_machine(calibration: Calibration) -> None:
+    target = machine_file(calibration.model_id)
+    with contextlib.suppress(OSError):  # a cache: a read-only cache folder costs a measurement, no more
+        private_dir(target.parent)
+        with private_writer(target) as handle:
+            handle.write(calibration.to_json())
+
+
 _measured: dict[str, Calibration] = {}
 _measured_lock = threading.Lock()
 
 
 def cached(model_id: str, stored: str | None, embed: Callable[..., np.ndarray]) -> tuple[Calibration, bool]:
-    """The calibration for `model_id`: from this process, from the memory file (`stored`), or measured.
-    Returns it and whether it is new to the memory file (the caller then saves it)."""
+    """The calibration for `model_id`: from this process, from the memory file (`stored`), from this
+    computer's cache folder, or measured (and then kept there). Returns it and whether it is new to
+    the memory file (the caller then saves it)."""
     saved = Calibration.from_json(stored) if stored is not None else None
     if saved is not None and saved.model_id != model_id:
         saved = None
     with _measured_lock:
         known = _measured.get(model_id) or saved
     if known is None:
+        known = _from_machine(model_id)
+    if known is None:
         known = measure(model_id, embed)
+        _to_machine(known)
     with _measured_lock:
         _measured.setdefault(model_id, known)
     return known, saved != known

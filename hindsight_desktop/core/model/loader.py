@@ -6,6 +6,9 @@ The model given to the engine, or configured in the settings, is used for a new 
 existing one it is used only when it is the recorded model (or the target of a switch). When the
 recorded model cannot be loaded any more (the file was deleted), the engine starts a switch to the
 configured one, since that is the only way to keep recall working.
+
+Model files are opened through handles (handle.py): with `lazy`, the model itself loads only when
+text must be embedded, so a command that only reads the memory never loads it.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from pathlib import Path
 from hindsight_desktop.config import Settings
 from hindsight_desktop.core.errors import HindsightError, ModelError
 from hindsight_desktop.core.identities import SYSTEM
-from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
-from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
+from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE, ensure_default_model
+from hindsight_desktop.core.model.embedder import Embedder
+from hindsight_desktop.core.model.handle import model_handle
 from hindsight_desktop.core.store import models
 from hindsight_desktop.core.store.database import Store
 from hindsight_desktop.core.store.events import log_event
@@ -43,17 +47,36 @@ class Loaded:
 
 
 class ModelSource:
-    """Where embedders come from: the one handed to the engine, the settings, the packaged default."""
+    """Where embedders come from: the one handed to the engine, the settings, the packaged default.
+    Files are opened as handles (handle.py): `lazy` leaves the model unloaded until text is embedded;
+    `fixed` are the sentences whose vectors are kept per model between processes (the probes)."""
 
-    def __init__(self, data_dir: Path, settings: Settings, given: Embedder | None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        settings: Settings,
+        given: Embedder | None,
+        *,
+        lazy: bool = False,
+        fixed: frozenset[str] = frozenset(),
+    ) -> None:
         self.data_dir, self.settings, self.given = data_dir, settings, given
+        self.lazy, self.fixed = lazy, fixed
+
+    def open(self, path: Path) -> Embedder:
+        # A handle stands for an Embedder everywhere the engine uses one.
+        return model_handle(path, self.fixed, lazy=self.lazy)  # type: ignore[return-value]
+
+    def default(self) -> Embedder:
+        """The packaged default model, built under the data folder if needed."""
+        return self.open(ensure_default_model(self.data_dir / "models"))
 
     def configured(self) -> Embedder:
         if self.given is not None:
             return self.given
         if self.settings.embedding_model:
-            return load_embedder(Path(self.settings.embedding_model))
-        return default_embedder(self.data_dir)
+            return self.open(Path(self.settings.embedding_model))
+        return self.default()
 
     def find(self, row: models.ModelRow) -> Embedder | None:
         """The embedder for a recorded model, or None when no file with its checksum can be found."""
@@ -72,11 +95,11 @@ class ModelSource:
             yield lambda: given
         if row.path:
             recorded = Path(row.path)
-            yield lambda: load_embedder(recorded)
+            yield lambda: self.open(recorded)
         if configured:
-            yield lambda: load_embedder(Path(configured))
+            yield lambda: self.open(Path(configured))
         if row.model_id.startswith(_DEFAULT_STEM):  # the default is rebuilt from the packaged weights
-            yield lambda: default_embedder(self.data_dir)
+            yield self.default
 
 
 def load(store: Store, source: ModelSource, clock: Callable[[], datetime]) -> Loaded:
