@@ -7,7 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.state import AppPaths
@@ -121,11 +130,26 @@ class PrivacyTab(QWidget):
             "The memory closes for a moment (assistants get an error meanwhile), is copied under a new key and "
             "checked, then opens again. The old recovery key stops working and a new one is shown. Go on?",
         )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.rekey()
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        chosen = None
+        if self.status and self.status.get("key_mode") == "passphrase":
+            chosen, ok = QInputDialog.getText(
+                self, "New passphrase", "The passphrase for the new key:", QLineEdit.EchoMode.Password
+            )
+            again, ok_again = QInputDialog.getText(
+                self, "New passphrase", "The same passphrase again:", QLineEdit.EchoMode.Password
+            )
+            if not (ok and ok_again):
+                return
+            if chosen != again:
+                self.message.setText("The two passphrases differ; the key was not changed.")
+                return
+        self.rekey(chosen)
 
-    def rekey(self) -> Task | None:
-        """Close the memory, give the file a new key (manage.rekey, as `key rekey`), open it again."""
+    def rekey(self, new_passphrase: str | None = None) -> Task | None:
+        """Close the memory, give the file a new key (manage.rekey, as `key rekey`), open it again. In
+        passphrase mode the new key is kept under `new_passphrase`."""
         from hindsight_desktop.core.keys import manage
 
         problem = self.backend.close_memory()
@@ -135,7 +159,7 @@ class PrivacyTab(QWidget):
         self.rekey_button.setEnabled(False)
         self.message.setText("Changing the key…")
         return self.backend.workers.submit(
-            lambda: manage.recovery_text(manage.rekey(self.db_path)[0]),
+            lambda: manage.recovery_text(manage.rekey(self.db_path, new_passphrase=new_passphrase)[0]),
             name="change key",
             on_done=self._rekeyed,
             on_error=self._rekey_failed,

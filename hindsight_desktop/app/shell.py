@@ -16,6 +16,7 @@ from hindsight_desktop.app.client_setup import Setup, setup_snippet
 from hindsight_desktop.app.idle import IdleMonitor, IdleSource, system_idle_source
 from hindsight_desktop.app.scheduler import MaintenanceScheduler
 from hindsight_desktop.app.state import AppPaths, AppState
+from hindsight_desktop.app.sync_scheduler import SyncScheduler
 from hindsight_desktop.app.tray import Tray
 from hindsight_desktop.app.workers import Task, Workers
 from hindsight_desktop.config import Settings
@@ -65,6 +66,7 @@ class Shell(QObject):
         self.scheduler = MaintenanceScheduler(
             self.backend, self.idle, self.state, self.save_state, interval_ms=scheduler_interval_ms, parent=self
         )
+        self.sync = SyncScheduler(self.backend, parent=self)
         self.activity = ActivityWatch(self.backend, self.state, self.save_state, activity_interval_ms, self)
         self.window: Any = None
         self.settings_dialog: Any = None
@@ -89,6 +91,7 @@ class Shell(QObject):
         self.scheduler.finished.connect(self._maintained)
         self.scheduler.progress.connect(t.show_progress)
         self.scheduler.failed.connect(lambda text: t.notify("Maintenance failed", text))
+        self.sync.state_changed.connect(t.show_sync)
         self.activity.activity.connect(self.idle.note_mcp)
         self.activity.new_client.connect(
             lambda name: t.notify("New assistant connected", f"{name} used your memory for the first time.")
@@ -151,6 +154,7 @@ class Shell(QObject):
         if self._idle_source == AUTO:
             self.idle.system = system_idle_source()
         self.scheduler.start()
+        self.sync.start()
         self.activity.start()
 
     def save_state(self) -> None:
@@ -163,6 +167,7 @@ class Shell(QObject):
         """After the event loop: stop timers, the server and the engine."""
         self.scheduler.timer.stop()
         self.scheduler.yield_requested = True  # a running maintenance stops at its next batch
+        self.sync.stop()
         self.workers.cancel_all()
         self.activity.stop()
         self.tray.icon.hide()
@@ -195,6 +200,7 @@ class Shell(QObject):
             from hindsight_desktop.app.settings_dialog import SettingsDialog
 
             self.settings_dialog = SettingsDialog(self.backend, self.paths, self.autostart_home, self.window)
+            self.settings_dialog.sync.use_scheduler(self.sync)
         self.settings_dialog.clients.refresh()
         self._bring(self.settings_dialog)
         return self.settings_dialog
@@ -247,8 +253,9 @@ class Shell(QObject):
             return
         from hindsight_desktop.app.key_dialog import KeyProblemDialog
         from hindsight_desktop.config import DB_FILE
+        from hindsight_desktop.core.keys.manage import PassphraseNeeded
 
-        dialog = KeyProblemDialog(self.paths.data_dir / DB_FILE, str(exc))
+        dialog = KeyProblemDialog(self.paths.data_dir / DB_FILE, str(exc), passphrase=isinstance(exc, PassphraseNeeded))
         self.key_dialog = dialog
 
         def finished(result: int) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, emit, warn
 from hindsight_desktop.config import DB_FILE
+from hindsight_desktop.core.errors import InvalidInput
 
 LOSS_WARNING = (
     "Write it down and keep it apart from this computer. With it and a copy of the memory file, anyone "
@@ -44,11 +45,30 @@ def _show(args: argparse.Namespace) -> None:
         print(LOSS_WARNING)
 
 
+def read_passphrase(*, new: bool) -> str:
+    """A passphrase typed on the terminal, unseen (a new one twice), else one line of stdin."""
+    import getpass
+
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\r\n")
+    first = getpass.getpass("New passphrase: " if new else "Passphrase: ", stream=sys.stderr)
+    if new and getpass.getpass("The same passphrase again: ", stream=sys.stderr) != first:
+        raise InvalidInput("the two passphrases differ; nothing was changed")
+    return first
+
+
 def _init_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+    form = p.add_mutually_exclusive_group()
+    form.add_argument(
         "--no-encryption",
         action="store_true",
         help="make a plain memory file (readable by anything that can read the folder)",
+    )
+    form.add_argument(
+        "--passphrase",
+        action="store_true",
+        help="keep the key under a passphrase you choose (typed twice, or one line on stdin) instead of the "
+        "keyring: for a computer with no working keyring; the app and `serve` ask for it at start",
     )
 
 
@@ -57,11 +77,12 @@ def _init(args: argparse.Namespace) -> None:
 
     path = _path(args)
     existed = path.exists() and path.stat().st_size > 0
-    opened = manage.init(path, encrypt=not args.no_encryption)
+    chosen = read_passphrase(new=True) if args.passphrase else None
+    opened = manage.init(path, encrypt=not args.no_encryption, passphrase_text=chosen)
     emit(args, manage.status(path) | {"created": not existed})
     if opened.warning:
         warn(opened.warning)
-    if opened.key is not None and (opened.created or opened.encrypted_now):
+    if opened.key is not None and (opened.created or opened.encrypted_now or chosen is not None and not existed):
         show_recovery(opened.key, why=f"{path} is encrypted.")
 
 
@@ -82,11 +103,30 @@ def _restore(args: argparse.Namespace) -> None:
     emit(args, manage.status(path) | {"restored": True})
 
 
+def _unlock(args: argparse.Namespace) -> None:
+    from hindsight_desktop.core.keys import manage
+
+    path = _path(args)
+    manage.unlock(path, read_passphrase(new=False))
+    emit(args, manage.status(path) | {"unlocked": True})
+
+
+def _rekey_arguments(p: argparse.ArgumentParser) -> None:
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--passphrase", action="store_true", help="keep the new key under a new passphrase (typed twice, or stdin)"
+    )
+    mode.add_argument(
+        "--keyring", action="store_true", help="keep the new key in the OS keyring (leaves passphrase mode)"
+    )
+
+
 def _rekey(args: argparse.Namespace) -> None:
     from hindsight_desktop.core.keys import manage
 
     path = _path(args)
-    key, saved = manage.rekey(path)
+    chosen = read_passphrase(new=True) if args.passphrase else None
+    key, saved = manage.rekey(path, new_passphrase=chosen, to_keyring=args.keyring)
     if saved.warning:
         warn(saved.warning)
     emit(args, manage.status(path) | {"rekeyed": True})
@@ -112,7 +152,16 @@ COMMANDS = (
                 _restore_arguments,
             ),
             Command(
-                "rekey", "give the memory file a new key (quit the app first); prints the new recovery key", _rekey
+                "unlock",
+                "check the passphrase of a memory file in passphrase mode (typed unseen, or one line on stdin)",
+                _unlock,
+            ),
+            Command(
+                "rekey",
+                "give the memory file a new key (quit the app first), optionally moving it under a passphrase or "
+                "back to the keyring; prints the new recovery key",
+                _rekey,
+                _rekey_arguments,
             ),
         ),
     ),

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_desktop import __version__
-from hindsight_desktop.cli import clients, doctor, inbox, key, maintenance, memory, model, portable, serve
+from hindsight_desktop.cli import clients, doctor, inbox, key, maintenance, memory, model, portable, serve, sync
 from hindsight_desktop.cli.command import Command, add_commands
 from hindsight_desktop.cli.output import fail
 from hindsight_desktop.config import DATA_DIR_ENV
 from hindsight_desktop.core.errors import HindsightError
 
 # The command groups, in the order --help lists them.
-GROUPS = (memory, inbox, serve, clients, portable, maintenance, model, key, doctor)
+GROUPS = (memory, inbox, serve, clients, portable, maintenance, model, key, sync, doctor)
 SUBCOMMANDS: tuple[Command, ...] = tuple(command for group in GROUPS for command in group.COMMANDS)
 
 

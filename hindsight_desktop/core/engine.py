@@ -57,6 +57,7 @@ from hindsight_desktop.core.store import clients as client_store
 from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories, meta, models, relations
 from hindsight_desktop.core.store.database import Store, utcnow
+from hindsight_desktop.core.sync.service import SyncService
 from hindsight_desktop.core.timeutil import parse_when, to_db
 from hindsight_desktop.core.validate import MAX_ID_CHARS, MAX_LIST_ITEMS
 from hindsight_desktop.core.write import edit as editing
@@ -110,6 +111,7 @@ class MemoryEngine:
         self.clock = clock or utcnow
         self.store = Store(self.data_dir / DB_FILE, encrypt=self.settings.encrypt_memory_file)
         self._access = AccessStats(self.store)  # searches' access statistics, written after the answer
+        self._sync = SyncService(self.store)  # sync with this person's other devices (core/sync/)
         self._models = loader.ModelSource(self.data_dir, self.settings, embedder, lazy=lazy_model, fixed=PROBE_TEXTS)
         self._load_models()
         self.recall_weights = RecallWeights()
@@ -585,6 +587,40 @@ class MemoryEngine:
         """Write the searches' access statistics queued so far now (a server answering the person's
         command line, whose next command may be `stats` in another process)."""
         self._access.flush()
+
+    # ---- sync between devices (core/sync/; rules in docs/ARCHITECTURE.md "Sync") ----------------------
+    def sync_setup(self, folder: str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
+        """Make `folder` (synced by the person's own sync service) this memory's sync folder, as its first
+        device; the pairing code (shown once) lets the other devices join. Syncs at once ("sync")."""
+        started = self._sync.setup(Path(folder), validate.optional_text(name, "name"), self.clock())
+        return {**started, "sync": self.sync_now()}
+
+    def sync_join(self, folder: str | os.PathLike[str], code: str, *, name: str | None = None) -> dict[str, Any]:
+        """Join the sync folder another device set up, with its pairing code; syncs at once ("sync")."""
+        joined = self._sync.join(Path(folder), code, validate.optional_text(name, "name"))
+        return {**joined, "sync": self.sync_now()}
+
+    def sync_now(self) -> dict[str, Any]:
+        """Write this device's new changes to the folder and apply every new one of the other devices:
+        {"sent", "applied", "refused": [{"file", "device", "reason"}], ...} (core/sync/service.py)."""
+        self._access.flush()
+        return self._with_models(lambda: self._sync.now(self.parts))
+
+    def sync_status(self) -> dict[str, Any]:
+        """Whether sync is set up, the folder, this device, pending changes, the last sync's report."""
+        return self._sync.status()
+
+    def sync_devices(self) -> list[dict[str, Any]]:
+        """The devices in the sync folder, this one first, with when each last synced."""
+        return self._sync.devices()
+
+    def sync_remove_device(self, device_id: str) -> dict[str, Any]:
+        """Stop reading a device's files (a lost laptop); the memories it brought stay."""
+        return self._sync.remove_device(device_id)
+
+    def sync_leave(self) -> dict[str, Any]:
+        """Stop syncing on this device; its memories stay, the sync key and state are forgotten."""
+        return self._sync.leave()
 
     def close(self) -> None:
         self._access.close()  # the searches' access statistics land before the file closes

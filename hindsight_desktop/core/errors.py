@@ -47,3 +47,24 @@ class NotAllowed(HindsightError):
     """The person has not allowed this client to do that (a read-only client's write)."""
 
     exit_code = 7
+
+
+class SyncError(HindsightError):
+    """Sync between devices could not do what was asked (core/sync/): the message says why and what to do.
+    A file in the sync folder that cannot be used is not an error: it is refused by name in the report."""
+
+    exit_code = 8
+
+
+class SyncNotSetUp(SyncError):
+    """Sync is not set up on this device (or it left)."""
+
+
+class SyncFolderUnavailable(SyncError):
+    """The sync folder is missing or unreadable (an unmounted drive, a renamed folder): nothing is lost."""
+
+
+class PairingCodeInvalid(SyncError, InvalidInput):
+    """A pairing code that is mistyped or belongs to another sync folder."""
+
+    exit_code = 2

@@ -45,6 +45,9 @@ def serve_stdio(data_dir: Path, client: str) -> None:
     A memory that cannot be opened (its key missing, wrong or locked away) is served anyway: every call
     is then a tool error saying why and what to do, where exiting would only show the assistant a
     dropped connection."""
+    from hindsight_desktop.core.keys.manage import never_prompt
+
+    never_prompt()  # stdin is the protocol: a passphrase-protected memory says to unlock the app instead
     try:
         with stdout_to_stderr():
             engine = MemoryEngine(data_dir, settings=load_settings())

@@ -66,13 +66,13 @@ def test_the_recovery_key_entered_in_the_dialog_opens_the_memory(qtbot, lost_key
         dialog: KeyProblemDialog = shell.key_dialog
         assert dialog.isVisible() and shell.backend.engine is None
         assert "no key for it" in dialog.problem.text() and "key restore" in dialog.problem.text()
-        dialog.recovery.setText(recovery_key[:5] + ("B" if recovery_key[5] != "B" else "C") + recovery_key[6:])
+        dialog.field.setText(recovery_key[:5] + ("B" if recovery_key[5] != "B" else "C") + recovery_key[6:])
         dialog.enter_button.click()
         assert "typing mistake" in dialog.error.text() and dialog.isVisible()
-        dialog.recovery.setText(recovery.encode(os.urandom(32)))  # well-formed, but another file's key
+        dialog.field.setText(recovery.encode(os.urandom(32)))  # well-formed, but another file's key
         dialog.enter_button.click()
         assert "that recovery key is not" in dialog.error.text() and dialog.isVisible()
-        dialog.recovery.setText(recovery_key.lower())
+        dialog.field.setText(recovery_key.lower())
         dialog.enter_button.click()
         qtbot.waitUntil(lambda: shell.backend.is_ready, timeout=30_000)
         assert shell.key_dialog is None and shell.backend.error is None and shell.backend.state == "running"

@@ -11,18 +11,26 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import apsw
 
 from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.keys import files
-from hindsight_desktop.core.keys.keystore import KeyStore, Saved
+from hindsight_desktop.core.keys.keystore import Saved
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private
 
 Progress = Callable[[int, int], None]  # (pages copied, pages in all); (0, 0) while the copy is verified
 STEP_PAGES = 256  # pages per backup step, between progress reports
+
+
+class Keeper(Protocol):
+    """Where a new key is saved: the keyring (KeyStore) or a passphrase (passphrase.PassphraseStore)."""
+
+    def save(self, name: str, key: bytes) -> Saved: ...
+
+    def delete(self, name: str) -> None: ...
 
 
 class InUse(Exception):
@@ -33,7 +41,7 @@ def new_key() -> bytes:
     return secrets.token_bytes(32)
 
 
-def create(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
+def create(path: Path, store: Keeper) -> tuple[bytes, Saved]:
     """A new, empty encrypted file at `path` (absent or empty before), its key saved first."""
     key, salt = new_key(), secrets.token_bytes(files.ID_BYTES)
     work = files.building(path)
@@ -48,7 +56,7 @@ def create(path: Path, store: KeyStore) -> tuple[bytes, Saved]:
     return key, saved
 
 
-def encrypt_plain(path: Path, store: KeyStore, progress: Progress | None = None) -> tuple[bytes, Saved]:
+def encrypt_plain(path: Path, store: Keeper, progress: Progress | None = None) -> tuple[bytes, Saved]:
     """Encrypt the plain file at `path`: a copy through SQLite's backup API, encrypted with PRAGMA rekey,
     verified against the original, swapped in; the old file is then overwritten and removed."""
     key = new_key()
@@ -69,7 +77,7 @@ def encrypt_plain(path: Path, store: KeyStore, progress: Progress | None = None)
     return key, saved
 
 
-def rekey(path: Path, old: bytes, store: KeyStore, progress: Progress | None = None) -> tuple[bytes, Saved]:
+def rekey(path: Path, old: bytes, store: Keeper, progress: Progress | None = None) -> tuple[bytes, Saved]:
     """Give the encrypted file at `path` a new key: a copy re-keyed (SQLite3MC gives it a new salt, so a
     new id), verified, its key saved under the new id before the swap; the old id's entry goes after it.
     Killed before the swap, the old file and key stand; after it, the new key is already saved."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import apsw
 
 from hindsight_desktop.core.errors import EncryptionError
-from hindsight_desktop.core.keys import convert, files
+from hindsight_desktop.core.keys import convert, files, passphrase
 from hindsight_desktop.core.keys.keystore import KeyStore, KeystoreUnavailable
 from hindsight_desktop.core.store.connections import open_connection, schema_version
 
@@ -93,6 +93,14 @@ def _newer_schema(path: Path) -> bool:
 
 def find_key(path: Path, store: KeyStore) -> bytes:
     fid = files.file_id(path)
+    if passphrase.protects(path, fid):  # passphrase mode: the keyring is not asked
+        key = passphrase.key_for(path, fid)
+        if not opens(path, key):
+            raise EncryptionError(
+                f"the key unlocked by the passphrase does not open the memory file {path} (the file may "
+                f"have been replaced by another memory's): {RESTORE_HINT}"
+            )
+        return key
     try:
         saved = store.load(fid)
     except KeystoreUnavailable as exc:

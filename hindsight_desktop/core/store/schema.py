@@ -270,6 +270,13 @@ def add_inbox_and_policies(db: apsw.Connection) -> None:
     )
 
 
+def add_sync(db: apsw.Connection) -> None:
+    """Version 9: the sync change log, per-memory clocks, applied files and the capture triggers."""
+    from hindsight_desktop.core.store import sync_capture  # its triggers are this version's; see its docstring
+
+    sync_capture.create_tables(db)
+
+
 # Index i takes the schema from version i to i + 1.
 MIGRATIONS: list[Migration] = [
     create_tables,
@@ -280,4 +287,5 @@ MIGRATIONS: list[Migration] = [
     segment_chinese_keywords,
     add_use_log,
     add_inbox_and_policies,
+    add_sync,
 ]
