@@ -26,9 +26,10 @@ from hindsight_desktop.mcp import runtime
 _RUN = """
 import atexit, json, sys
 report, *argv = sys.argv[1:]
+HEAVY = ("numpy", "llama_cpp", "hindsight_desktop.core.engine")
 def record():
     with open(report, "w") as handle:
-        json.dump(sorted(m for m in ("numpy", "llama_cpp", "hindsight_desktop.core.engine") if m in sys.modules), handle)
+        json.dump(sorted(m for m in HEAVY if m in sys.modules), handle)
 atexit.register(record)
 from hindsight_desktop.cli import main
 sys.exit(main(argv))

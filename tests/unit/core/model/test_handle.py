@@ -27,7 +27,8 @@ def test_a_second_handle_knows_the_model_and_its_probes_without_loading_it(cache
 
     second = handle.ModelHandle(embedder.path, fixed)
     assert not second.loaded
-    assert (second.model_id, second.dim, second.multilingual) == (embedder.model_id, embedder.dim, embedder.multilingual)
+    known = (second.model_id, second.dim, second.multilingual)
+    assert known == (embedder.model_id, embedder.dim, embedder.multilingual)
     assert np.array_equal(second.embed(["The museum is closed on Mondays."], "passage"), probe)
     assert not second.loaded  # a kept probe needs no model
     assert second.embed(["The museum is closed on Mondays."], "query").shape == (1, embedder.dim)
