@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop.config import Settings, default_data_dir, load_settings
+from hindsight_desktop.config import DATA_DIR_ENV, Settings, default_data_dir, load_settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.records import Finding
-from hindsight_desktop.mcp import client_config
+from hindsight_desktop.mcp import client_config, runtime
 from hindsight_desktop.mcp.auth import ClientRegistry, TokenVault
 from hindsight_desktop.mcp.http_server import LOOPBACK, MCP_PATH
 from hindsight_desktop.mcp.server import SERVER_NAME
@@ -220,6 +220,12 @@ class ClientEntry:
     def label(self) -> str:
         return f"{self.kind.label} ({self.path})"
 
+    @property
+    def stdio(self) -> bool:
+        """Whether the client launches a command: its kind's way, or an entry written by hand that way
+        (Claude Code takes both: `claude mcp add hindsight -- hindsight-desktop mcp`)."""
+        return self.kind.stdio or "command" in self.entry
+
 
 def config_files() -> list[tuple[client_config.ClientKind, Path]]:
     found = [(k, p) for k in client_config.KINDS.values() for p in k.paths()]
@@ -278,23 +284,55 @@ def _check_config(
     if not isinstance(entry, dict):
         return Finding(name, True, f"skipped: {path} has no Hindsight entry", fix, skipped=True), None
     found = ClientEntry(kind, path, entry)
-    problem = _stdio_problem(entry, data_dir) if kind.stdio else _http_problem(kind, entry, port, registry)
+    problem = _stdio_problem(entry, data_dir) if found.stdio else _http_problem(kind, entry, port, registry)
     if problem:
         return Finding(name, False, f"{path}: {problem}", fix, data={"path": str(path)}), None
-    how = f"launches {entry['command']}" if kind.stdio else f"points at {_url(kind, entry)}"
-    return Finding(name, True, f"{path} {how}", data={"path": str(path)}), found
+    if not found.stdio:
+        return Finding(name, True, f"{path} points at {_url(kind, entry)}", data={"path": str(path)}), found
+    route, how = _stdio_route(entry, data_dir)
+    detail = f"{path} launches {entry['command']}: {how}"
+    return Finding(name, True, detail, data={"path": str(path), "route": route}), found
 
 
 def _stdio_problem(entry: dict[str, Any], data_dir: Path) -> str:
-    command, args = str(entry.get("command", "")), list(entry.get("args") or [])
+    command, args = str(entry.get("command", "")), [str(a) for a in entry.get("args") or []]
     if not (shutil.which(command) or Path(command).is_file()):
         return f"its command {command!r} does not exist"
     if "mcp" not in args:
         return f"its command does not run `mcp` (args {args})"
-    configured = (entry.get("env") or {}).get("HINDSIGHT_DATA_DIR")
+    configured = _data_dir_option(args) or (entry.get("env") or {}).get(DATA_DIR_ENV)
     if configured and Path(configured).expanduser().resolve() != data_dir.resolve():
         return f"it uses the memory in {configured}, not {data_dir}"
     return ""
+
+
+def _data_dir_option(args: list[str]) -> str | None:
+    """The `--data-dir` an entry's arguments give (it wins over the environment), if any."""
+    for i, arg in enumerate(args):
+        if arg == "--data-dir" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--data-dir="):
+            return arg.partition("=")[2]
+    return None
+
+
+def _stdio_route(entry: dict[str, Any], data_dir: Path) -> tuple[str, str]:
+    """What the entry's process does when the client starts it now: ("bridge" | "start" | "in-process",
+    the sentence that says so). One memory process serves every stdio client of a data folder."""
+    if "--in-process" in [str(a) for a in entry.get("args") or []]:
+        return "in-process", "serves in its own process (--in-process), with a model of its own"
+    endpoint = runtime.read_endpoint(data_dir)
+    if endpoint is not None and _answers(endpoint.port):
+        return "bridge", f"will bridge to the server running for this memory (process {endpoint.pid})"
+    return "start", "will start the shared background server (no app or server runs for this memory now)"
+
+
+def _answers(port: int) -> bool:
+    try:
+        socket.create_connection((LOOPBACK, port), timeout=1).close()
+    except OSError:
+        return False  # a runtime file left by a server that is gone
+    return True
 
 
 def _url_key(kind: client_config.ClientKind) -> str:
@@ -328,7 +366,7 @@ def round_trip(entry: ClientEntry, running: bool) -> Finding:
     import anyio
 
     name = f"tools/list {entry.kind.label}"
-    if not entry.kind.stdio:
+    if not entry.stdio:
         if not running:
             return Finding(name, True, "skipped: the app/server is not running", START_FIX, skipped=True)
         if "${input:" in json.dumps(entry.entry.get("headers", {})):
@@ -360,7 +398,7 @@ async def _list_tools(entry: ClientEntry) -> list[str]:
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     with anyio.fail_after(ROUND_TRIP_TIMEOUT_S):
-        if entry.kind.stdio:
+        if entry.stdio:
             e = entry.entry
             params = StdioServerParameters(
                 command=e["command"], args=list(e.get("args") or []), env={**os.environ, **(e.get("env") or {})}
