@@ -1,4 +1,6 @@
-"""Settings → Clients: the assistants allowed to connect, their tokens, and their set-up snippets."""
+"""Settings → Clients: the assistants allowed to connect, their tokens, their set-up snippets, and how
+each one's writes are taken (auto, review: they wait in the inbox, read-only: refused), whether it
+connects over HTTP or as a stdio process started with its name."""
 
 from __future__ import annotations
 
@@ -26,6 +28,13 @@ from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import Setup, client_kinds, install_client, setup_snippet
 from hindsight_desktop.app.workers import Task
+from hindsight_desktop.core.clients import DEFAULT_POLICY, POLICIES, ClientBook
+
+POLICY_WORDS = {
+    "auto": "auto: kept when worth keeping",
+    "review": "review: waits in your inbox",
+    "read-only": "read-only: may only search",
+}
 
 
 def _menu_button(text: str, parent: QWidget) -> tuple[QToolButton, QMenu]:
@@ -44,12 +53,14 @@ class ClientsTab(QWidget):
     def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.backend = backend
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Client", "Status", "Added"])
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Client", "Status", "Added", "Writes"])
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.resizeSection(1, 190)
         header.resizeSection(2, 170)
+        header.resizeSection(3, 210)
+        self.policies: dict[str, str] = {}
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
@@ -61,11 +72,19 @@ class ClientsTab(QWidget):
         revoke.clicked.connect(lambda: self._on_selected(self.revoke_client))
         copy, copy_menu = _menu_button("Copy set-up", self)
         install, install_menu = _menu_button("Install into", self)
+        self.policy_button, policy_menu = _menu_button("Writes", self)
+        self.policy_button.setToolTip("How the selected client's writes are taken (any transport)")
+        for policy in POLICIES:
+            policy_menu.addAction(POLICY_WORDS[policy]).triggered.connect(
+                lambda _c=False, p=policy: self._on_selected(lambda n: self.set_policy(n, p))
+            )
+        policy_menu.addSeparator()
+        policy_menu.addAction("For a stdio client name…").triggered.connect(self._ask_policy_name)
         for key, label in client_kinds():
             copy_menu.addAction(label).triggered.connect(lambda _c=False, k=key: self.copy_setup(k))
             install_menu.addAction(label).triggered.connect(lambda _c=False, k=key: self.install(k))
         buttons = QHBoxLayout()
-        for widget in (add, rotate, revoke):
+        for widget in (add, rotate, revoke, self.policy_button):
             buttons.addWidget(widget)
         buttons.addStretch(1)
         buttons.addWidget(copy)
@@ -73,7 +92,9 @@ class ClientsTab(QWidget):
         self.note = QLabel(
             "Each assistant gets its own token, kept in the OS keyring. Copy set-up puts the "
             "exact snippet on the clipboard; Install merges it into the client's config file "
-            "(keeping a backup)."
+            "(keeping a backup). Writes: on review, what a client proposes waits in the timeline's Inbox; "
+            "read-only clients may search but not write. Standing instructions from any assistant wait for "
+            "you by default (Settings → Privacy)."
         )
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -97,14 +118,49 @@ class ClientsTab(QWidget):
         )
 
     def refresh(self) -> Task | None:
-        return self._registry_call(lambda r: r.list(), done=self._fill, name="list clients")
+        engine = self.backend.engine
+        return self._registry_call(
+            lambda r: (r.list(), ClientBook.of(engine).policies() if engine is not None else {}),
+            done=self._fill,
+            name="list clients",
+        )
 
-    def _fill(self, records: list[Any]) -> None:
-        self.table.setRowCount(len(records))
-        for row, rec in enumerate(records):
-            status = "active" if rec.active else f"revoked {fmt.when(rec.revoked_at)}"
-            for column, text in enumerate((rec.name, status, fmt.when(rec.created_at))):
+    def _fill(self, found: tuple[list[Any], dict[str, str]]) -> None:
+        records, self.policies = found
+        rows = [
+            (rec.name, "active" if rec.active else f"revoked {fmt.when(rec.revoked_at)}", fmt.when(rec.created_at))
+            for rec in records
+        ]
+        listed = {rec.name for rec in records}
+        # Names with a policy but no token: stdio processes started with --client NAME.
+        rows += [(name, "stdio (no token)", "") for name in sorted(self.policies) if name not in listed]
+        self.table.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
+            policy = self.policies.get(cells[0], DEFAULT_POLICY)
+            for column, text in enumerate((*cells, POLICY_WORDS[policy])):
                 self.table.setItem(row, column, QTableWidgetItem(text))
+
+    def set_policy(self, name: str, policy: str) -> Task | None:
+        engine = self.backend.engine
+        if engine is None:
+            self.message.emit("Memory is still opening; try again in a moment.")
+            return None
+
+        def done(_policy: str) -> None:
+            self.message.emit(f"{name}: {POLICY_WORDS[policy]}, from its next write.")
+            self.refresh()
+
+        return self.backend.workers.submit(
+            lambda: ClientBook.of(engine).set_policy(name, policy),
+            name="set the policy",
+            on_done=done,
+            on_error=lambda exc: self.message.emit(f"Could not set the policy: {exc}"),
+        )
+
+    def _ask_policy_name(self) -> None:
+        name, ok = QInputDialog.getText(self, "Put a client on review", "Client name (as in --client NAME):")
+        if ok and name.strip():
+            self.set_policy(name.strip(), "review")
 
     def names(self) -> list[str]:
         return [self.table.item(r, 0).text() for r in range(self.table.rowCount())]

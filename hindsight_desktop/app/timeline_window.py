@@ -30,6 +30,7 @@ from hindsight_desktop.app.detail_pane import DetailPane
 from hindsight_desktop.app.edit_dialog import EditDialog
 from hindsight_desktop.app.filters import FilterBar, keep_hit, search_arguments
 from hindsight_desktop.app.icons import app_icon
+from hindsight_desktop.app.inbox_view import attach_inbox
 from hindsight_desktop.app.job_bar import JobBar
 from hindsight_desktop.app.memory_actions import MemoryActions
 from hindsight_desktop.app.search_model import SearchModel
@@ -236,6 +237,7 @@ class TimelineWindow(QMainWindow):
         if open_settings is not None:
             self.act_settings = self._action("Settings", open_settings)
             bar.addAction(self.act_settings)
+        self.inbox = attach_inbox(self, self.backend, bar)
         self.addToolBar(bar)
 
     def _connect(self) -> None:

@@ -11,6 +11,7 @@ from hindsight_desktop.app.activity import ClientsSeen
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
+from hindsight_desktop.app.inbox_view import InboxWatch, waiting_words, with_badge
 
 STATE_WORDS = {
     "starting": "starting…",
@@ -48,6 +49,10 @@ class Tray(QObject):
         backend.state_changed.connect(self.show_state)
         backend.server_changed.connect(self.show_server)
         backend.paused_changed.connect(self._paused)
+        self.waiting = 0  # inbox items waiting for the person: a badge on the icon, one notification a batch
+        self.inbox_watch = InboxWatch(backend, self)
+        self.inbox_watch.counted.connect(self.show_inbox)
+        self.inbox_watch.arrived.connect(self._proposals_arrived)
         self.show_state(backend.state)
         self.show_server()
 
@@ -64,6 +69,8 @@ class Tray(QObject):
         self.act_pause.toggled.connect(self.pause_toggled)
         self.act_server = self._info("MCP server: starting…")
         self.act_clients = self._info("Clients: none yet")
+        self.act_inbox = m.addAction(waiting_words(0))
+        self.act_inbox.triggered.connect(self.open_timeline)  # the timeline opens its Inbox panel
         self.act_sync = self._info("Sync: off (Settings → Sync)")
         self.copy_menu = m.addMenu("Copy client config")
         self.copy_actions: dict[str, QAction] = {}
@@ -92,7 +99,7 @@ class Tray(QObject):
 
     # ---- showing state --------------------------------------------------------------------------
     def show_state(self, state: str) -> None:
-        self.icon.setIcon(tray_icon(state))
+        self.icon.setIcon(with_badge(tray_icon(state), self.waiting))
         detail = (self.backend.error or self.backend.server_error) if state == "error" else STATE_WORDS[state]
         self.icon.setToolTip(f"Hindsight Desktop: {detail}")
         self.act_status.setText(f"Hindsight Desktop: {detail}")
@@ -158,6 +165,15 @@ class Tray(QObject):
         self.act_pause.setChecked(paused)
         self.act_pause.blockSignals(False)
         self.act_pause.setText("Resume memory" if paused else "Pause memory")
+
+    def show_inbox(self, count: int) -> None:
+        self.waiting = count
+        self.act_inbox.setText(waiting_words(count))
+        self.show_state(self.backend.state)
+
+    def _proposals_arrived(self, new: int) -> None:
+        noun = "proposal waits" if new == 1 else "proposals wait"
+        self.notify("Hindsight Desktop inbox", f"{new} new {noun} for your review: open the timeline's Inbox.")
 
     def notify(self, title: str, text: str) -> None:
         """A tray balloon where the desktop shows them; always kept in `messages`."""

@@ -41,14 +41,18 @@ _OPENING_ORDER_EN = _rx(
 _ASSISTANT_IMPERATIVE_EN = _rx(
     r"^\s*(?:please\s+)?(?:reply|respond|answer|write\s+(?:all|every|your)|format\s+(?:all|every|your)"
     r"|bcc|cc|forward|sign\s+(?:all|every|your)|end\s+(?:all|every|your|each)|start\s+(?:all|every|your|each)"
-    r"|begin\s+(?:all|every|your|each)|include\s+.{0,60}\bin\s+(?:all|every|each|your)|call\s+me|address\s+me"
+    r"|begin\s+(?:all|every|your|each)|include\s+.{0,60}\bin\s+(?:all|every|each|your)"
+    r"|call\s+me(?!\s+(?:at|on|back|tomorrow|today|tonight|later|when|if|after|before|asap|now)\b)|address\s+me"
     r"|keep\s+(?:your|all|every|the)\s+(?:repl|answer|respons|message|email|explanation|summar|code)\w*"
     r"|refer\s+to\s+me|speak\s+to\s+me|talk\s+to\s+me|use\s+(?:only\s+)?(?:british|american|formal|informal"
     r"|simplified|traditional|metric|imperial)|send\s+(?:a\s+copy|copies|all|every|everything))\b"
 )
 # What an assistant makes or does for the person: a rule about these directs assistants.
 _ASSISTANT_OUTPUT_EN = _rx(
-    r"\b(?:repl(?:y|ies)|respon(?:d|ds|se|ses)|answers?|messages?\s+you|emails?\s+you|you\s+(?:draft|write|send"
+    # "answer" and "reply" as what an assistant gives, not as someone's verb ("another fact also answers").
+    r"\b(?:your|the|every|each|all|any|in|with|my|when|before|after)\s+(?:repl(?:y|ies)|respon(?:d|ds|se|ses)|answers?)"
+    r"|\b(?:repl(?:y|ies)|respon(?:d|ds|se|ses)|answers?)\s+(?:in|with|to\s+me|only|should|must|always|never)\b"
+    r"|\b(?:messages?\s+you|emails?\s+you|you\s+(?:draft|write|send"
     r"|reply|respond|answer|generate|produce|suggest|create|make|say|output|use|call|address|ask|give|format"
     r"|summari[sz]e|translate|should|must|will|need\s+to|have\s+to|are\s+to)|assistants?|the\s+ai\b|chatbot"
     r"|summar(?:y|ies)|your\s+(?:output|outputs|code|answers?|repl(?:y|ies)|responses?|messages?|emails?|summar(?:y|ies))"
@@ -98,7 +102,9 @@ _ASSISTANT_OUTPUT_ZH = re.compile(
     r"回复|回答|答复|回应|你|助手|输出|邮件|抄送|密送|转发|称呼我|叫我|格式|结尾|开头|签名|署名|总结|翻译|写代码"
     r"|用(?:中文|英文|英语|汉语|简体|繁体)|说(?:中文|英文|英语)|指令|提示词"
 )
-_WISH_ABOUT_ASSISTANTS_ZH = re.compile(r"(?:用户|他|她|我)(?:希望|想要|要求|喜欢|需要)(?:你|回复|回答|助手|所有|每)")
+_WISH_ABOUT_ASSISTANTS_ZH = re.compile(
+    r"(?:用户|他|她|我)(?:希望|想要|要求|喜欢|需要)(?:你|回复|回答|助手|(?:所有|每次|每条|每封)的?(?:回复|回答|邮件|消息))"
+)
 _INJECTION_ZH = re.compile(r"忽略(?:之前|以前|上面|前面|所有)的?(?:指令|规则|提示|说明)")
 
 

@@ -121,6 +121,7 @@ def test_bad_search_input(engine, kwargs, message):
 def test_list_and_count_with_filters(engine, clock):
     from hindsight_desktop.core.records import MemoryFilter
 
+    engine.settings.review_directives = False  # vscode's standing order is stored at once (tests/unit/core/inbox)
     a = engine.write("Remember: the plumber is Kwame, call him for leaks.", client="cursor", type="fact").id
     clock.advance(days=1)
     b = engine.write("Remember: always answer me in Spanish.", client="vscode", scope="private").id
