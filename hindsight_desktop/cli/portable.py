@@ -19,6 +19,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layer", action="append", choices=LAYERS, help="only this layer (repeatable)")
     p.add_argument("--status", action="append", choices=STATUSES, help="only this status (repeatable)")
     p.add_argument("--client", action="append", help="only memories written by this client (repeatable)")
+    p.add_argument(
+        "--encrypt",
+        action="store_true",
+        help="encrypt the file so that only this memory's recovery key opens it (`import --key`); needs --output",
+    )
 
 
 def _export(args: argparse.Namespace) -> None:
@@ -27,7 +32,7 @@ def _export(args: argparse.Namespace) -> None:
     )
     target = args.output if args.output is not None else sys.stdout
     with open_engine(args) as engine:
-        summary = engine.export(args.format, target, filters, embeddings=args.embeddings)
+        summary = engine.export(args.format, target, filters, embeddings=args.embeddings, encrypt=args.encrypt)
     # With no file the export itself is on stdout, so the summary goes to stderr.
     stream = sys.stdout if args.output is not None else sys.stderr
     emit(
@@ -56,12 +61,22 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         help="the file is your own export from another computer: keep who wrote each memory and "
         "its pins (a bundle sealed by this data folder keeps them anyway)",
     )
+    p.add_argument(
+        "--key",
+        metavar="RECOVERY_KEY",
+        help="the recovery key that opens an encrypted export (default: this memory's own key)",
+    )
 
 
 def _import(args: argparse.Namespace) -> None:
+    key = None
+    if args.key is not None:
+        from hindsight_desktop.core.keys.manage import recovery_bytes
+
+        key = recovery_bytes(args.key)  # a mistyped key is refused before the memory opens
     with open_engine(args) as engine:
         report = engine.import_file(
-            args.file, args.format, dry_run=args.dry_run, keep_writers=args.keep_writers
+            args.file, args.format, dry_run=args.dry_run, keep_writers=args.keep_writers, key=key
         ).to_dict()
     emit(args, report, human=lambda r: _print_import(r, args.file))
 

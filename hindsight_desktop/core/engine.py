@@ -540,11 +540,23 @@ class MemoryEngine:
         *,
         embeddings: bool = False,
         ids: list[str] | None = None,
+        encrypt: bool = False,
     ) -> dict[str, Any]:
         """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
-        text stream, in `fmt` (portable/export_formats.py); returns what was written (portable/transfer.py)."""
+        text stream, in `fmt` (portable/export_formats.py); returns what was written (portable/transfer.py).
+        `encrypt`: a file only this memory's recovery key opens (portable/encrypted.py)."""
         self._sync_models()
-        return transfer.export_memories(self.parts, fmt, target, filters, progress, embeddings=embeddings, ids=ids)
+        key = None
+        if encrypt:
+            key = self.store.key
+            if key is None:
+                raise InvalidInput(
+                    "the memory file is not encrypted, so it has no recovery key to encrypt the export with: "
+                    "encrypt it (`hindsight-desktop key init`) or export it plain"
+                )
+        return transfer.export_memories(
+            self.parts, fmt, target, filters, progress, embeddings=embeddings, ids=ids, encrypt_key=key
+        )
 
     def import_file(
         self,
@@ -554,11 +566,13 @@ class MemoryEngine:
         progress: Progress | None = None,
         *,
         keep_writers: bool = False,
+        key: bytes | None = None,
     ) -> ImportReport:
         """Bring memories in from a file in one transaction; `dry_run` reports and changes nothing.
-        `keep_writers`: the file is the person's own, so who wrote each memory is kept (portable/transfer.py)."""
+        `keep_writers`: the file is the person's own, so who wrote each memory is kept (portable/transfer.py).
+        `key`: what opens an encrypted export (a recovery key's), else this memory's own key."""
         self._sync_models()
-        return transfer.import_memories(self.parts, path, fmt, dry_run, progress, keep_writers=keep_writers)
+        return transfer.import_memories(self.parts, path, fmt, dry_run, progress, keep_writers=keep_writers, key=key)
 
     # ---- diagnosis -----------------------------------------------------------------------------
     def why(self, query: str, memory_id: str) -> Explanation:

@@ -23,6 +23,11 @@ def recovery_text(key: bytes) -> str:
     return recovery.encode(key)
 
 
+def recovery_bytes(text: str) -> bytes:
+    """The key a recovery key writes down (InvalidInput for a mistyped one)."""
+    return recovery.decode(text)
+
+
 def status(path: Path) -> dict[str, Any]:
     """The file, its form (encrypted, plain or new) and, encrypted, its id, cipher and where its key is."""
     path = Path(path)

@@ -47,7 +47,11 @@ class Item:
 
 
 def read_text(path: Path) -> str:
-    raw = json_input.read_bytes(Path(path))
+    return decode(json_input.read_bytes(Path(path)), path)
+
+
+def decode(raw: bytes, path: Path) -> str:
+    """A file's bytes as text (UTF-8, a BOM dropped); InvalidInput naming the line otherwise."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -27,14 +27,14 @@ from typing import IO, Any, TextIO
 
 from hindsight_desktop import __version__
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.errors import InvalidInput
-from hindsight_desktop.core.portable import import_formats, own_format, seal
+from hindsight_desktop.core.errors import EncryptionError, InvalidInput
+from hindsight_desktop.core.portable import encrypted, import_formats, json_input, own_format, seal
 from hindsight_desktop.core.portable.export_formats import WRITERS
 from hindsight_desktop.core.portable.importer import ImportReport, restore_bundle, write_items
 from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 from hindsight_desktop.core.store import meta, models
 from hindsight_desktop.core.store.database import Store
-from hindsight_desktop.core.store.private_files import private_writer
+from hindsight_desktop.core.store.private_files import private_bytes_writer, private_writer
 from hindsight_desktop.core.timeutil import to_db
 
 Progress = Callable[[int, int], None]
@@ -49,9 +49,11 @@ def export_memories(
     *,
     embeddings: bool = False,
     ids: list[str] | None = None,
+    encrypt_key: bytes | None = None,
 ) -> dict[str, Any]:
     """Write every memory (or those `filters` and `ids` select) to a file, atomically, or to an open
-    text stream. `progress(done, total)` is called as memories are written. Returns what was written."""
+    text stream. `progress(done, total)` is called as memories are written. Returns what was written.
+    With `encrypt_key` the file is an encrypted export (portable/encrypted.py) under that key."""
     if ids:
         filters = dataclasses.replace(filters or MemoryFilter(), ids=tuple(ids))
     fmt = (fmt or "").strip().lower()
@@ -72,7 +74,7 @@ def export_memories(
     trailer = None if key is None else (lambda: {seal.FIELD: seal.sign(key, digest.hexdigest())})
     # One read transaction on a pooled read connection: the export sees one consistent state while
     # searches and writes go on (store/readers.py).
-    with parts.store.read() as db, _output(path_or_stream) as out:
+    with parts.store.read() as db, _output(path_or_stream, encrypt_key) as out:
         state = models.read_state(db)
         total = own_format.count(db, filters)
         header = {
@@ -95,7 +97,7 @@ def export_memories(
             trailer,
         )
     where = None if hasattr(path_or_stream, "write") else str(path_or_stream)
-    return {"format": fmt, **counts, "path": where}
+    return {"format": fmt, **counts, "path": where, **({"encrypted": True} if encrypt_key else {})}
 
 
 def import_memories(
@@ -106,15 +108,17 @@ def import_memories(
     progress: Progress | None = None,
     *,
     keep_writers: bool = False,
+    key: bytes | None = None,
 ) -> ImportReport:
     """Bring memories in from a file; with `dry_run` report what would happen and change nothing.
 
     The whole file is checked first (errors name the line or field), then written in one transaction.
     Who wrote each memory is kept only for a bundle this data folder sealed (seal.py), or when the
     person says, with `keep_writers`, that the file is their own; otherwise every writer becomes
-    "import:<writer>" and nothing stays pinned. Other formats are written as "import:<source>"."""
+    "import:<writer>" and nothing stays pinned. Other formats are written as "import:<source>".
+    An encrypted export is opened with `key` (a recovery key's), else with this memory file's own key."""
     source = Path(path)
-    text = import_formats.read_text(source)
+    text = _read_text(source, key or parts.store.key)
     chosen = import_formats.normalise(fmt) or import_formats.detect(source, text)
     if not dry_run:
         with parts.store.read() as db:
@@ -159,11 +163,27 @@ def _counting(rows: Iterable[dict[str, Any]], total: int, progress: Progress | N
             progress(done, total)
 
 
+def _read_text(source: Path, key: bytes | None) -> str:
+    """The file's text; an encrypted export is decrypted in memory, never written out plain."""
+    raw = json_input.read_bytes(source)
+    if encrypted.is_encrypted(raw):
+        if key is None:
+            raise EncryptionError(
+                f"{source.name} is an encrypted export and this memory file has no key to try: give the "
+                "recovery key of the memory it came from with `import --key`"
+            )
+        raw = encrypted.decrypt(raw, key, source.name)
+    return import_formats.decode(raw, source)
+
+
 @contextlib.contextmanager
-def _output(target: str | os.PathLike[str] | IO[str]) -> Iterator[TextIO]:
+def _output(target: str | os.PathLike[str] | IO[str], encrypt_key: bytes | None = None) -> Iterator[TextIO]:
     """An open stream as it is; a path is written to a temporary file renamed into place at the end,
-    so a failed export never leaves half a file where a good one was."""
+    so a failed export never leaves half a file where a good one was. With `encrypt_key`, what is
+    written is encrypted on its way to the file."""
     if hasattr(target, "write"):
+        if encrypt_key is not None:
+            raise InvalidInput("an encrypted export is binary: give a file to write it to (--output)")
         yield target  # type: ignore[misc]
         return
     path = Path(target)
@@ -175,7 +195,11 @@ def _output(target: str | os.PathLike[str] | IO[str]) -> Iterator[TextIO]:
     # Created exclusively with mode 0600: an export holds private memories, whatever folder it lands in.
     with contextlib.ExitStack() as stack:
         try:
-            handle = stack.enter_context(private_writer(path))
+            if encrypt_key is None:
+                handle = stack.enter_context(private_writer(path))
+            else:
+                raw = stack.enter_context(private_bytes_writer(path))
+                handle = stack.enter_context(encrypted.text_writer(raw, encrypt_key))
         except OSError as exc:
             raise InvalidInput(f"cannot export to {path}: {exc.strerror or exc}") from None
         yield handle
