@@ -2,7 +2,8 @@
 
 `registry` builds the parser from the registry of groups (`GROUPS`) and runs the one handler the
 arguments name; `command` says what a command is; `output` holds what every command shares
-(`open_engine`, `emit`: `--json` means the same everywhere). The groups: `memory` (add, search, show,
+(`open_engine`, `on_engine`, `person_call`, `emit`: `--json` means the same everywhere; `person_call` sends a
+command that needs the model to the running server through `remote`). The groups: `memory` (add, search, show,
 edit, forget, restore, link, stats), `serve` (serve, mcp, app), `clients`, `portable` (export, import),
 `maintenance`, `model` and `doctor` (doctor, why; its install checks are in `doctor_checks`).
 """
