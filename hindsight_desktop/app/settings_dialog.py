@@ -39,6 +39,7 @@ from hindsight_desktop.app.clients_tab import ClientsTab
 from hindsight_desktop.app.diagnose_dialog import DiagnoseDialog
 from hindsight_desktop.app.privacy_tab import PrivacyTab
 from hindsight_desktop.app.state import AppPaths
+from hindsight_desktop.app.sync_tab import SyncTab
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.config import FORGETTING, MODEL, OPTIONS, PRIVACY, RECALL, SERVER, Settings
 from hindsight_desktop.core.errors import InvalidInput
@@ -189,6 +190,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.clients, "Clients")
         self.privacy = PrivacyTab(backend, paths)
         self.tabs.addTab(self.privacy, "Privacy")
+        self.sync = SyncTab(backend)  # the shell hands it the app's sync scheduler
+        self.tabs.addTab(self.sync, "Sync")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save_and_close)
         buttons.rejected.connect(self.reject)

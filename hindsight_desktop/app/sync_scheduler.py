@@ -157,7 +157,9 @@ class SyncScheduler(QObject):
         self._set(ERROR if problem else SYNCED, problem)
         self.synced.emit(report)
         if report.get("applied"):
-            self.backend.memories_changed.emit()  # views show what arrived
+            # What arrived is another device's doing: the views refresh in place as for another process.
+            self.backend.changed_elsewhere.emit()
+            self.backend.memories_changed.emit()
         self.refresh()
         if self.again:
             self.debounce.start()

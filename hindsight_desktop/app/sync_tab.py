@@ -75,7 +75,7 @@ def device_rows(devices: list[dict[str, Any]]) -> list[tuple[str, str, str, str]
         elif device.get("left"):
             state = "left the folder"
         elif device.get("behind"):
-            state = f"{fmt.count(int(device['behind']), 'change')} not applied here yet"
+            state = f"behind: {fmt.count(int(device['behind']), 'change')} from this device not applied there yet"
         else:
             state = "up to date"
         rows.append((name, seen, state, str(device.get("device_id", ""))))
@@ -224,7 +224,9 @@ class SyncTab(QWidget):
 
     def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt's name
         super().hideEvent(event)
-        self.forget_code()  # shown once: not again when the window comes back
+        # Shown once: forgotten when the window closes (still visible to it: only a switch to another tab).
+        if self.isVisibleTo(self.window()) or self.window() is self:
+            self.forget_code()
 
     def show_status(self, status: dict[str, Any]) -> None:
         self.status = status
