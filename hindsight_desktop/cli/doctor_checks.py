@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hindsight_desktop.cli.doctor_sync import check_sync
 from hindsight_desktop.config import DATA_DIR_ENV, Settings, default_data_dir, load_settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import EncryptionError
@@ -66,6 +67,8 @@ def run_doctor(
             if opened is not None
             else Finding("indexes", True, "skipped: the memory could not be opened (see above)", skipped=True)
         )
+        if opened is not None:
+            findings += check_sync(opened)
     finally:
         if opened is not None and opened is not engine:
             opened.close()
