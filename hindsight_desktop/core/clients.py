@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 from hindsight_desktop.config import DB_FILE
 from hindsight_desktop.core.store.clients import DEFAULT_POLICY, POLICIES, ClientRecord, ClientTable
 from hindsight_desktop.core.store.database import Store, utcnow
-from hindsight_desktop.core.store.private_files import private_dir
 
 if TYPE_CHECKING:
     from hindsight_desktop.core.engine import MemoryEngine
 
-__all__ = ["DEFAULT_POLICY", "POLICIES", "ClientBook", "ClientRecord", "private_folder"]
+__all__ = ["DEFAULT_POLICY", "POLICIES", "ClientBook", "ClientRecord"]
 
 
 class ClientBook:
@@ -72,8 +71,3 @@ class ClientBook:
     def close(self) -> None:
         """Close the connection, the engine's too when shared: the registry's owner closes it last."""
         self._store.close()
-
-
-def private_folder(path: Path) -> Path:
-    """Create `path` (and missing parents) as a folder only this account may read (store/private_files.py)."""
-    return private_dir(path)
