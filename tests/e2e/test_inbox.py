@@ -75,6 +75,11 @@ def test_a_hostile_auto_clients_instruction_waits_reaches_no_one_and_a_reject_le
     async def scenario():
         async with http_client(world.url, world.tokens["mallory"]) as mallory:
             reply = await mallory.call_tool("memory_write", {"content": INJECTED, "type": "fact"})
+            # Nor in the resources, the writer's own included.
+            for uri in ("memory://recent", "memory://pinned"):
+                assert MARK not in (await mallory.read_resource(uri)).contents[0].text
+            inbox_id = reply.structured_content["inbox_id"]
+            assert (await mallory.call_tool("memory_search", {"query": inbox_id})).structured_content["results"] == []
         assert not reply.is_error
         data = reply.structured_content
         assert data["stored"] is False and data["pending"] is True and data["inbox_id"].startswith("inb_")
@@ -155,3 +160,16 @@ def test_a_stdio_client_is_held_to_its_names_policy(world, transport):
             assert "read-only" in await fails(client, "memory_write", content="I bought a new bike.")
 
     anyio.run(refused)
+
+
+def test_the_inbox_commands_name_what_is_wrong(world):
+    for args, wanted in (
+        (("inbox", "approve"), "give the inbox ids"),
+        (("inbox", "approve", "--all"), "needs --client NAME"),
+        (("inbox", "reject", "inb_0000000000000000000"), "no inbox item"),
+        (("inbox", "approve", "a", "b", "--edit", "x"), "--edit approves one item"),
+        (("clients", "policy", "cursor", "sometimes"), "invalid choice"),
+    ):
+        proc = cli(world.data_dir, *args, check=False)
+        assert proc.returncode != 0 and wanted in proc.stderr, (args, proc.stderr)
+    assert cli(world.data_dir, "inbox", "reject", "--client", "nobody", "--all").stdout.strip() == "Nothing to reject."
