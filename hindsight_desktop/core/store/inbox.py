@@ -105,7 +105,9 @@ def get(db: apsw.Connection, item_id: str) -> PendingItem | None:
 
 
 def count(db: apsw.Connection) -> int:
-    return int(db.execute("SELECT count(*) FROM inbox").fetchone()[0])
+    row = db.execute("SELECT count(*) FROM inbox").fetchone()
+    assert row is not None  # an aggregate always has its row
+    return int(row[0])
 
 
 def expired(db: apsw.Connection, now: str) -> list[tuple[str, str]]:
