@@ -45,7 +45,6 @@ EMPTY_TEXT = (
     "A prompt-injected assistant's planted instruction reaches no one unless you say yes. "
     "What you do not decide is rejected after the time set in Settings \u2192 Privacy.</p>"
 )
-SOON_DAYS = 3
 # Besides each move of the event log, a recount this often: a proposal made between the memory's opening
 # and the first change check moves nothing the backend has seen yet.
 RECOUNT_MS = 5000
@@ -97,7 +96,7 @@ def _when(value: datetime) -> str:
 
 def _expires(item: PendingItem, now: datetime) -> str:
     days = max(0, (item.expires_at - now).days)
-    return f"expires in {days} day{'s' if days != 1 else ''}" + (" — soon" if days < SOON_DAYS else "")
+    return f"expires in {days} day{'s' if days != 1 else ''}" + (" — soon" if item.expires_soon(now) else "")
 
 
 def with_badge(icon: QIcon, count: int, size: int = 64) -> QIcon:

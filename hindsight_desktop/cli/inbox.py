@@ -66,7 +66,7 @@ def _list(args: argparse.Namespace) -> None:
         rows = []
         for item in engine.inbox(client=args.client):
             row = item.to_dict()
-            row["expires_soon"] = (item.expires_at - now).days < 3
+            row["expires_soon"] = item.expires_soon(now)
             row["expires_in_days"] = max(0, (item.expires_at - now).days)
             rows.append(row)
     emit(args, rows, human=_print_list)

@@ -92,6 +92,9 @@ class WriteResult:
         return _jsonable(asdict(self))
 
 
+EXPIRES_SOON_DAYS = 3  # the inbox marks what will be rejected unseen within this many days
+
+
 @dataclass
 class PendingItem:
     """A write that waits for the person's approval in the inbox: never recalled until approved."""
@@ -111,6 +114,10 @@ class PendingItem:
     importance: float | None = None
     session_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    def expires_soon(self, now: datetime) -> bool:
+        """Within the last few days before it is rejected unseen: the inbox marks it."""
+        return (self.expires_at - now).total_seconds() < EXPIRES_SOON_DAYS * 86400
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

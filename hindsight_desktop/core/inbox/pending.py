@@ -25,8 +25,6 @@ from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.timeutil import to_db
 from hindsight_desktop.core.write.writer import WriteRequest, check_request, write
 
-SOON = timedelta(days=3)  # the inbox marks what expires within this
-
 
 def propose(parts: Parts, request: WriteRequest, hold: Hold) -> WriteResult | None:
     """Keep a held write in the inbox (or join the same proposal already waiting). None when the client
@@ -156,7 +154,3 @@ def expire(parts: Parts, now: datetime) -> list[str]:
         except NotFound:  # another process decided it meanwhile
             continue
     return gone
-
-
-def expiring_soon(item: PendingItem, now: datetime) -> bool:
-    return item.expires_at - now <= SOON

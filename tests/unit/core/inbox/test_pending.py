@@ -94,8 +94,11 @@ def test_reject_deletes_every_copy(engine):
 
 def test_unreviewed_items_expire_as_rejected(engine, clock):
     result = engine.write(INJECTED, client="evil")
+    [item] = engine.inbox()
+    assert not item.expires_soon(clock())
     clock.advance(days=engine.settings.inbox_expire_days - 1)
     assert engine.inbox_count() == 1
+    assert engine.inbox()[0].expires_soon(clock())  # the inbox marks it
     clock.advance(days=1, seconds=1)
     assert engine.inbox_count() == 0
     expired = [e for e in engine.events(limit=5) if e.kind == "expire"]
