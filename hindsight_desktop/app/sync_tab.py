@@ -276,7 +276,7 @@ class SyncTab(QWidget):
         self.code = code
         self.code_text.setText(
             f"<b>{fmt.esc(code)}</b><br><br>This code opens your synced memory: enter it on your other device "
-            "now, or keep it somewhere safe. It is not shown again (your recovery key also works)."
+            "now, or keep it somewhere safe. It is not shown again."
         )
         try:
             self.qr.setPixmap(qr_pixmap(code))
