@@ -29,7 +29,7 @@ _CLAUSES = re.compile(r"[.!?;。！？；\n]+")
 
 # An order that opens a clause: "Always …", "From now on, …", "Never …", "Don't ever …", "Make sure to …".
 _OPENING_ORDER_EN = _rx(
-    r"^\s*(?:(?:please|important|note|reminder|rule|system|instruction)\s*(?:[:,]\s*)?)?"
+    r"^\s*(?:(?:please|important|note|reminder|remember|rule|system|instruction)\s*(?:[:,]\s*)?)?"
     r"(?:(?:from\s+now\s+on|going\s+forward|from\s+here\s+on|in\s+(?:the\s+)?future|by\s+default|henceforth"
     r"|for\s+all\s+future\s+\w+)\s*(?:,\s*)?)?"
     r"(?:always|never|do\s+not(?!\s+forget)|don'?t(?!\s+forget)|make\s+sure|be\s+sure|remember\s+to|stop|ignore|disregard"
