@@ -194,7 +194,8 @@ def test_a_plain_file_is_encrypted_at_the_start_with_progress_shown(
         assert seen[-1][:2] == (0, 0)  # then the check of the copy
         assert shell.migration is None
         assert any("encrypted" in title for title, _ in shell.tray.messages)
-        hits = shell.backend.engine.search("where do crate 17's seeds go?", limit=3).hits
-        assert hits and "crate 17" in hits[0].memory.content
+        assert shell.backend.engine.count() == 40  # every memory came across
+        hits = shell.backend.engine.search("where do crate 17's seeds go?", limit=5).hits
+        assert any("crate 17 " in hit.memory.content for hit in hits)
     finally:
         shell.shutdown()
