@@ -32,6 +32,10 @@ from hindsight_desktop.core.timeutil import to_db
 
 _EMBED_BATCH = 64
 _FOLDER_SEAL = crypto.Sealed("folder", "-", 0)
+UNKNOWN_DEVICE = (
+    "from a device that is not in this sync folder (no record of it here: if the sync service has not brought "
+    "it yet, the next sync reads the file)"
+)
 
 
 @dataclass
@@ -272,7 +276,7 @@ class SyncService:
             if sync_state.is_applied(db, sync_file.device, sync_file.seq):
                 return
         if sync_file.device not in records:
-            report.refuse(sync_file.name, sync_file.device, "from a device that is not in this sync folder")
+            report.refuse(sync_file.name, sync_file.device, UNKNOWN_DEVICE)
             return
         changes = self._read(key, sync_file, report)
         if changes is None:
@@ -322,35 +326,37 @@ class SyncService:
         files: list[SyncFile],
         report: Report,
     ) -> None:
-        """Apply the best snapshot when another device's files this one still needs were pruned."""
+        """Apply snapshots while another device's files this one still needs were pruned: each time the one
+        that covers most of what is missing."""
         present = {(f.device, f.seq) for f in files}
-        with self.store.read() as db:
-            upto = sync_state.applied_upto(db)
-        missing = [
-            d
-            for d, r in records.items()
-            if d != me and d not in removed and upto.get(d, 0) < r.sent and (d, upto.get(d, 0) + 1) not in present
-        ]
-        if not missing:
-            return
-        candidates = [r for r in records.values() if r.device_id != me and r.snapshot is not None]
-        if not candidates:
-            return
-        best = max(candidates, key=lambda r: sum(r.snapshot_covers.values()))
-        assert best.snapshot is not None
-        if not any(best.snapshot_covers.get(d, 0) > upto.get(d, 0) for d in missing):
-            return
-        name = f"snapshots/{best.device_id}/{best.snapshot:010d}.hss"
-        try:
-            changes = decode(snapshots.read(folder, key, best.device_id, best.snapshot))
-        except FileNotFoundError:
-            return  # replaced by a newer one since its record was read: the next sync uses that
-        except (crypto.Unreadable, BadChanges) as exc:
-            report.refuse(name, best.device_id, str(exc))
-            return
-        covers = [(d, n) for d, n in best.snapshot_covers.items() if d != me and n > upto.get(d, 0)]
-        self._merge(parts, me, changes, covers, report, upto=True)
-        report.files_read += 1
+        for _ in range(len(records)):
+            with self.store.read() as db:
+                upto = sync_state.applied_upto(db)
+            missing = [
+                d
+                for d, r in records.items()
+                if d != me and d not in removed and upto.get(d, 0) < r.sent and (d, upto.get(d, 0) + 1) not in present
+            ]
+
+            def gain(r: DeviceRecord, upto: dict[str, int] = upto, missing: list[str] = missing) -> int:
+                return sum(max(0, r.snapshot_covers.get(d, 0) - upto.get(d, 0)) for d in missing)
+
+            candidates = [r for r in records.values() if r.device_id != me and r.snapshot is not None and gain(r) > 0]
+            if not candidates:
+                return
+            best = max(candidates, key=gain)
+            assert best.snapshot is not None
+            name = f"snapshots/{best.device_id}/{best.snapshot:010d}.hss"
+            try:
+                changes = decode(snapshots.read(folder, key, best.device_id, best.snapshot))
+            except FileNotFoundError:
+                return  # replaced by a newer one since its record was read: the next sync uses that
+            except (crypto.Unreadable, BadChanges) as exc:
+                report.refuse(name, best.device_id, str(exc))
+                return
+            covers = [(d, n) for d, n in best.snapshot_covers.items() if d != me and n > upto.get(d, 0)]
+            self._merge(parts, me, changes, covers, report, upto=True)
+            report.files_read += 1
 
     def _snapshot_and_prune(
         self,
