@@ -42,6 +42,7 @@ def describe(status: dict[str, Any]) -> str:
             f"The memory file is encrypted ({status['cipher']}). Its key is kept in: {status['key_kept_in']}.\n"
             "A copy of the file or a backup cannot be read without that key. Anything running as you while the "
             "key is reachable (the keyring unlocked) can still read it."
+            + ("\nThe app asks for the passphrase at each start." if status.get("key_mode") == "passphrase" else "")
         )
     if status["form"] == "plain":
         return PLAIN_NOTE

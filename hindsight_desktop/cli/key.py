@@ -14,7 +14,8 @@ from hindsight_desktop.core.errors import InvalidInput
 
 LOSS_WARNING = (
     "Write it down and keep it apart from this computer. With it and a copy of the memory file, anyone "
-    "can read every memory; without it and without this keyring entry, the memory is gone for good."
+    "can read every memory; without it and without this keyring entry (or passphrase), the memory is gone for "
+    "good."
 )
 
 

@@ -128,3 +128,42 @@ def await_in_qt(qtbot, scenario):
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]
+
+
+def test_a_command_on_a_terminal_asks_for_the_passphrase_unseen(locked):
+    import os
+    import pty
+    import select
+    import time
+
+    data, env = locked
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_desktop", "--json", "stats"],
+        env=env_for(data, **env),
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen, answered, deadline = b"", 0, time.monotonic() + 120
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+            if seen.count(b"Passphrase of the memory file:") > answered:
+                os.write(master, (("wrong guess here" if answered == 0 else PASSPHRASE) + "\n").encode())
+                answered += 1
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+    assert proc.returncode == 0, seen.decode(errors="replace")
+    assert answered == 2 and b"That passphrase is wrong; try again." in seen
+    assert PASSPHRASE.encode() not in seen  # typed unseen (no echo)
+    assert b'"memories": 0' in out

@@ -233,8 +233,9 @@ def key_for(db_path: Path, file_id: str) -> bytes:
     if not can_prompt():
         raise PassphraseNeeded(
             f"the memory file {db_path} is locked with a passphrase: unlock Hindsight Desktop first (start the "
-            "app and enter the passphrase, or run `hindsight-desktop serve` in a terminal); assistants and "
-            f"commands then reach the memory through it. Passphrase forgotten: {_RESTORE}"
+            "app and enter the passphrase, or run `hindsight-desktop serve` in a terminal); assistants then "
+            "reach the memory through it, and a command run in a terminal asks for the passphrase itself. "
+            f"Passphrase forgotten: {_RESTORE}"
         )
     for attempt in range(3):
         typed = getpass.getpass("Passphrase of the memory file: ", stream=sys.stderr)
