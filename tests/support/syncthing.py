@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import ctypes
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -33,6 +35,7 @@ from support.mcp import free_port
 BINARY = shutil.which("syncthing")
 SKIP_REASON = "the `syncthing` binary is not installed (Debian: apt-get install syncthing); .ci/run installs it"
 FOLDER_ID = "hindsight-sync"
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 # Options rewritten before the first start; anything networking that is left out here would use
 # Syncthing's internet-facing default.
@@ -157,6 +160,7 @@ class Instance:
                 # `serve` runs a monitor process and the real one as its child: a group of their own lets
                 # `stop` end both by the group id of the process started here.
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
 
     def stop(self) -> None:
@@ -173,13 +177,13 @@ class Instance:
             proc.wait(timeout=10)
         # The monitor's child may outlive it for a moment; nothing of the group is left running.
         deadline = time.monotonic() + 10
-        while self._group_alive(proc.pid) and time.monotonic() < deadline:
+        while self.group_alive(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
 
     @staticmethod
-    def _group_alive(pgid: int) -> bool:
+    def group_alive(pgid: int) -> bool:
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
@@ -218,6 +222,14 @@ class Instance:
         if not self.log.exists():
             return ""
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: should the test process itself be killed, the kernel sends SIGTERM to
+    the monitor, which stops its child, so no instance outlives the run (Linux; elsewhere `stop` does)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def check_loopback_only(config_path: Path) -> None:
