@@ -92,6 +92,7 @@ class Shell(QObject):
         self.scheduler.progress.connect(t.show_progress)
         self.scheduler.failed.connect(lambda text: t.notify("Maintenance failed", text))
         self.sync.state_changed.connect(t.show_sync)
+        self.sync.state_changed.connect(self._sync_state)
         self.activity.activity.connect(self.idle.note_mcp)
         self.activity.new_client.connect(
             lambda name: t.notify("New assistant connected", f"{name} used your memory for the first time.")
@@ -244,6 +245,10 @@ class Shell(QObject):
     def _state_changed(self, state: str) -> None:
         if state == "error":
             self.tray.notify("Hindsight Desktop needs attention", self.backend.error or self.backend.server_error or "")
+
+    def _sync_state(self, state: str, detail: str) -> None:
+        if state == "error":  # each new reason once: the scheduler reports a state only when it changes
+            self.tray.notify("Sync needs attention", detail)
 
     def _open_failed(self, exc: BaseException) -> None:
         """A key problem gets the dialog that can put the key back; other failures stay the tray's news."""

@@ -174,6 +174,7 @@ def test_a_missing_folder_is_an_error_with_its_reason_in_the_tray(qtbot, shell, 
     assert shell.sync.state == "error" and str(folder) in shell.sync.detail
     assert shell.tray.act_sync.text().startswith("Sync: error:")
     assert str(folder) in shell.tray.act_sync.toolTip()
+    assert shell.tray.messages[-1][0] == "Sync needs attention" and str(folder) in shell.tray.messages[-1][1]
     (tmp_path / "unplugged").rename(folder)  # plugged back in: the next sync goes through
     wait(qtbot, shell.sync.run())
     assert shell.sync.state == "synced" and shell.tray.act_sync.text() == "Sync: synced"
