@@ -11,6 +11,7 @@ log before every search.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 
 import apsw
 import numpy as np
@@ -72,10 +73,21 @@ class VectorCache:
         return row is not None and row[0] is not None and row[0] > self.seq + 1
 
     def _load_all(self, db: apsw.Connection, latest: int) -> None:
-        """Read every vector in chunks, so a 100k index never sits in memory twice as float32."""
-        total = values.number(db, f"SELECT count(*) FROM {self.table}")
+        """Read every vector, one stored chunk at a time, so a 100k index never sits in memory twice as
+        float32. Straight from sqlite-vec's chunk tables where their layout is the one known here: going
+        through the vec0 table hands back one row at a time, far slower for the same bytes."""
         self._where, self._size = {}, 0  # first, so fresh arrays copy nothing over (no stale vector survives)
-        self._allocate(total + 1024)
+        chunks = _stored_chunks(db, self.table, self.dim)
+        if chunks is None:
+            self._allocate(values.number(db, f"SELECT count(*) FROM {self.table}") + 1024)
+            self._load_rows(db)
+        else:
+            self._allocate(chunks.total + 1024)
+            for rowids, matrix in chunks.read(db):
+                self._extend_matrix(rowids, matrix)
+        self.seq = latest
+
+    def _load_rows(self, db: apsw.Connection) -> None:
         chunk: list[tuple[int, bytes]] = []
         for row in db.execute(f"SELECT rowid, embedding FROM {self.table}"):
             chunk.append(row)
@@ -83,7 +95,6 @@ class VectorCache:
                 self._extend(chunk)
                 chunk = []
         self._extend(chunk)
-        self.seq = latest
 
     def _allocate(self, capacity: int) -> None:
         """Resize the arrays to `capacity` rows, keeping what is there."""
@@ -99,16 +110,22 @@ class VectorCache:
     def _extend(self, rows: list[tuple[int, bytes]]) -> None:
         if not rows:
             return
-        start, count = self._size, len(rows)
+        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        self._extend_matrix(np.array([r for r, _ in rows], dtype=np.int64), matrix)
+
+    def _extend_matrix(self, rowids: np.ndarray, matrix: np.ndarray) -> None:
+        """Append vectors (one row of `matrix` per rowid)."""
+        start, count = self._size, len(rowids)
+        if count == 0:
+            return
         if start + count > len(self._rowids):
             self._allocate(start + count + max(1024, (start + count) // 4))
-        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32).reshape(count, self.dim)
-        self._rowids[start : start + count] = [r for r, _ in rows]
+        self._rowids[start : start + count] = rowids
         self._bits[:, start : start + count] = _sign_bits(matrix, self.words).T
         peak = np.maximum(np.abs(matrix).max(axis=1), 1e-12)
         self._codes[start : start + count] = np.rint(matrix * (127.0 / peak)[:, None]).astype(np.int8)
         self._scale[start : start + count] = peak / 127.0
-        self._where.update((int(r), start + i) for i, (r, _) in enumerate(rows))
+        self._where.update(zip(rowids.tolist(), range(start, start + count), strict=True))
         self._size += count
 
     def _append(self, rowid: int, vector: np.ndarray) -> None:
@@ -195,3 +212,45 @@ def _sign_bits(matrix: np.ndarray, words: int) -> np.ndarray:
     padded = np.zeros((matrix.shape[0], words * 8), dtype=np.uint8)
     padded[:, : packed.shape[1]] = packed
     return padded.view(np.uint64)
+
+
+class _Chunks:
+    """sqlite-vec's own storage of a vec0 table: chunks of rows, each with a validity bitmap (bit i of
+    byte i // 8, lowest first) and its rowids (int64), and in a second table its vectors (float32) back
+    to back."""
+
+    def __init__(self, table: str, dim: int, layout: list[tuple[int, int, np.ndarray, np.ndarray]]) -> None:
+        self.table, self.dim, self.layout = table, dim, layout
+        self.total = sum(len(valid) for _, _, valid, _ in layout)
+
+    def read(self, db: apsw.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(rowids, vectors) of each chunk's valid rows, chunk by chunk."""
+        for chunk_id, size, valid, ids in self.layout:
+            row = db.execute(f'SELECT vectors FROM "{self.table}_vector_chunks00" WHERE rowid = ?', (chunk_id,))
+            blob = row.fetchone()
+            if blob is None or len(blob[0]) != size * self.dim * 4:
+                raise ValueError(f"{self.table}: chunk {chunk_id} does not hold {size} vectors")
+            yield ids, np.frombuffer(blob[0], dtype=np.float32).reshape(size, self.dim)[valid]
+
+
+def _stored_chunks(db: apsw.Connection, table: str, dim: int) -> _Chunks | None:
+    """The vec0 table's chunks, when they are laid out as `_Chunks` reads them and their valid rows are
+    as many as the table's rows; else None (a sqlite-vec that stores them otherwise is read row by row)."""
+    layout: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+    try:
+        for chunk_id, size, validity, rowids in db.execute(
+            f'SELECT chunk_id, size, validity, rowids FROM "{table}_chunks" ORDER BY chunk_id'
+        ):
+            if not isinstance(validity, bytes) or not isinstance(rowids, bytes):
+                return None
+            if len(validity) * 8 < size or len(rowids) != size * 8:
+                return None
+            bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size]
+            valid = np.flatnonzero(bits)
+            layout.append((int(chunk_id), int(size), valid, np.frombuffer(rowids, dtype=np.int64)[valid]))
+        rows = values.number(db, f'SELECT count(*) FROM "{table}_rowids"')
+        db.execute(f'SELECT rowid, vectors FROM "{table}_vector_chunks00" LIMIT 0').fetchall()
+    except apsw.SQLError:
+        return None
+    chunks = _Chunks(table, dim, layout)
+    return chunks if chunks.total == rows else None

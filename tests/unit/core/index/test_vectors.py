@@ -122,3 +122,62 @@ def test_hidden_rows_change_nothing_the_asker_gets():
         hidden = np.array(sorted(r for r, _ in theirs), dtype=np.int64)
         assert crowded.nearest(query, 20, hidden) == alone.nearest(query, 20)
         assert not {r for r, _ in crowded.nearest(query, 20, hidden)} & set(hidden.tolist())
+
+
+def test_first_load_reads_the_stored_chunks_as_the_table_holds_them(tmp_path):
+    """The first fill reads sqlite-vec's chunks directly: the same rowids and codes as reading the vec0
+    table row by row, deleted rows (cleared validity bits) and a part-filled last chunk included."""
+    from hindsight_desktop.core.index.vector_cache import VectorCache, _stored_chunks
+
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 16, 2500  # three chunks of sqlite-vec's 1024, the last part-filled
+    data = _clustered(n, dim, seed=11)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i * 3, vector)  # rowids with gaps
+        for rowid in range(3, 3 * n, 21):
+            index.delete(db, rowid)
+        index.add(db, 9, data[0] * -1)  # a replaced vector
+    with store.read() as db:
+        assert _stored_chunks(db, index.table, dim) is not None  # this sqlite-vec's layout is the one known
+        by_chunks, by_rows = VectorCache(index.table, index.num, dim), VectorCache(index.table, index.num, dim)
+        by_chunks.refresh(db)
+        by_rows._allocate(n)
+        by_rows._load_rows(db)
+        expected = {
+            int(r): np.frombuffer(b, dtype=np.float32)
+            for r, b in db.execute(f"SELECT rowid, embedding FROM {index.table}")
+        }
+    assert len(by_chunks) == len(by_rows) == len(expected)
+    assert np.array_equal(by_chunks._rowids[: len(expected)], by_rows._rowids[: len(expected)])  # the same order
+    for cache in (by_chunks, by_rows):
+        found, rows = cache.matrix(sorted(expected))
+        assert found == sorted(expected)
+        assert np.allclose(rows, np.stack([expected[r] for r in found]), atol=0.02)
+    chunks_found, chunk_rows = by_chunks.matrix(sorted(expected))
+    _, row_rows = by_rows.matrix(sorted(expected))
+    assert np.array_equal(chunk_rows, row_rows)  # bit for bit: the same codes, so the same ranking
+    q = data[5]
+    assert by_chunks.nearest(q, 10) == by_rows.nearest(q, 10)
+    store.close()
+
+
+def test_first_load_falls_back_to_the_table_when_the_chunks_disagree(tmp_path):
+    """Chunks that do not account for every row (another sqlite-vec's layout) are not trusted."""
+    from hindsight_desktop.core.index.vector_cache import VectorCache, _stored_chunks
+
+    store = Store(tmp_path / "v.sqlite3")
+    dim = 8
+    data = _clustered(50, dim, seed=2)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+        db.execute(f"INSERT INTO {index.table}_rowids (rowid, id, chunk_id, chunk_offset) VALUES (999, NULL, 1, 0)")
+    with store.read() as db:
+        assert _stored_chunks(db, index.table, dim) is None
+        cache = VectorCache(index.table, index.num, dim)
+        cache.refresh(db)
+        assert len(cache) == len(list(db.execute(f"SELECT rowid FROM {index.table}")))  # what vec0 itself reads
+    store.close()
