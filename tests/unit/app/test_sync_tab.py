@@ -202,3 +202,25 @@ def test_removing_a_device_and_leaving_from_the_tab(qtbot, shell, tmp_path, othe
     wait(qtbot, tab.leave())
     qtbot.waitUntil(lambda: tab.setup_group.isVisible(), timeout=30_000)
     qtbot.waitUntil(lambda: shell.tray.act_sync.text().startswith("Sync: off"), timeout=30_000)
+
+
+def test_one_sync_at_a_time_and_the_periodic_one_catches_up_without_a_folder_event(
+    qtbot, shell, tmp_path, other_device
+):
+    folder = tmp_path / "synced"
+    folder.mkdir()
+    code = other_device.sync_setup(folder, name="laptop")["code"]
+    wait(qtbot, shell.backend.call(lambda engine: engine.sync_join(folder, code, name="desk")))
+    wait(qtbot, shell.sync.refresh())
+    first = shell.sync.run()
+    assert first is not None and shell.sync.run() is None and shell.sync.again  # asked again while it runs
+    wait(qtbot, first)
+    qtbot.waitUntil(lambda: not shell.sync.running and not shell.sync.debounce.isActive(), timeout=30_000)
+
+    shell.sync.stop()  # no folder events, no debounce: only the period is left to bring changes in
+    shell.sync.watcher.directoryChanged.disconnect()
+    theirs = other_device.write("The library books are due back on the 14th.", explicit=True)
+    other_device.sync_now()
+    shell.sync.period.setInterval(300)
+    shell.sync.period.start()
+    qtbot.waitUntil(lambda: has(shell.backend.engine, theirs.id), timeout=60_000)
