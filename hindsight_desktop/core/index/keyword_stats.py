@@ -104,11 +104,12 @@ class View:
 def view(db: apsw.Connection, viewer: str | None) -> View:
     """The keyword indexes' statistics over what `viewer` may see (None: the person, who sees all).
 
-    Finding the memories hidden from a client reads every memory (a few ms per 10k), so a connection
-    keeps what it found until anything changes: SQLite's data version moves when any connection
-    commits, the connection's own change count when it writes inside its transaction."""
-    # The pragma, not apsw's data_version(): that is read before this transaction's first read and may be stale.
-    key = (values.number(db, "PRAGMA data_version"), db.total_changes(), viewer)
+    Finding the memories hidden from a client reads every memory, so a connection keeps what it found
+    until the keyword indexes change: a memory is added, changed or removed with its index rows in one
+    transaction, and FTS5 rewrites each index's structure record whenever a transaction changes the
+    index (commits that only count accesses leave it as it is). The connection's own change count
+    covers what it writes inside its transaction, before that record is written."""
+    key = (_index_state(db), db.total_changes(), viewer)
     known = _views.setdefault(db, {})
     if key not in known:
         for old in [k for k in known if k[:2] != key[:2]]:  # only the current state is worth keeping
@@ -126,9 +127,24 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     return known[key]
 
 
-_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[int, int, str | None], View]] = (
+_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[bytes, int, str | None], View]] = (
     weakref.WeakKeyDictionary()
 )
+
+# FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
+# structure (its segments and a write counter), rewritten whenever a transaction changes the index.
+_AVERAGES_ID, _STRUCTURE_ID = 1, 10
+
+
+def _index_state(db: apsw.Connection) -> bytes:
+    """Both keyword indexes' averages and structure records, as one value that changes with either index."""
+    state = b""
+    for table in TABLES:
+        for _, block in db.execute(
+            f"SELECT id, block FROM {table}_data WHERE id IN (?, ?) ORDER BY id", (_AVERAGES_ID, _STRUCTURE_ID)
+        ):
+            state += len(block).to_bytes(4, "little") + bytes(block)
+    return state
 
 
 def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistics:

@@ -1,0 +1,73 @@
+"""A viewer's keyword statistics are kept between searches while the keyword indexes stand still, and
+follow every change to them made by any connection."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from support.store import insert_indexed
+
+from hindsight_desktop.core.index import keyword, keyword_stats
+from hindsight_desktop.core.store.database import Store
+
+WHEN = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def _private(db, content: str, client: str) -> int:
+    rowid = insert_indexed(db, content, WHEN)
+    db.execute("UPDATE memories SET scope = 'private', client = ? WHERE rowid = ?", (client, rowid))
+    return rowid
+
+
+def test_a_commit_that_only_counts_accesses_keeps_the_view(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        shared = insert_indexed(db, "Priya recommended a ramen place in Lisbon.", WHEN)
+        _private(db, "Ramen in Lisbon, privately noted.", "other")
+    with store.read() as db:
+        first = keyword_stats.view(db, "me")
+    with store.write() as db:  # what a search's access log writes
+        db.execute("UPDATE memories SET access_count = access_count + 1 WHERE rowid = ?", (shared,))
+    with store.read() as db:
+        assert keyword_stats.view(db, "me") is first
+    store.close()
+
+
+def test_the_view_follows_writes_and_deletes_from_another_connection(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        insert_indexed(db, "Priya recommended a ramen place in Lisbon.", WHEN)
+    with store.read() as db:
+        before = keyword_stats.view(db, "me")
+        assert before.words.own and list(before.hidden) == []
+    with store.write() as db:
+        hidden = _private(db, "Ramen ramen ramen in Lisbon, privately noted by another client.", "other")
+    with store.read() as db:
+        after = keyword_stats.view(db, "me")
+        assert list(after.hidden) == [hidden] and not after.words.own
+        assert (after.words.rows, after.words.tokens) == (before.words.rows, before.words.tokens)
+        assert keyword_stats.view(db, None).words.rows == before.words.rows + 1
+    with store.write() as db:
+        keyword.delete(db, hidden)
+        db.execute("DELETE FROM memories WHERE rowid = ?", (hidden,))
+    with store.read() as db:
+        assert list(keyword_stats.view(db, "me").hidden) == []
+        assert keyword_stats.view(db, None).words.rows == before.words.rows
+    with store.write() as db:
+        mine = insert_indexed(db, "Ramen again, a longer note about Lisbon's best ramen places.", WHEN)
+    with store.read() as db:
+        last = keyword_stats.view(db, "me")
+        assert list(last.hidden) == [] and last.words.own
+        assert last.words.rows == before.words.rows + 1 and last.words.tokens > before.words.tokens
+        assert keyword.search(db, "ramen", 10, last)[0][0] in {mine, 1}
+    store.close()
+
+
+def test_a_write_inside_the_transaction_is_seen_before_it_commits(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        insert_indexed(db, "Priya recommended a ramen place in Lisbon.", WHEN)
+        rows = keyword_stats.view(db, None).words.rows
+        insert_indexed(db, "Another ramen place, in Osaka.", WHEN)
+        assert keyword_stats.view(db, None).words.rows == rows + 1
+    store.close()
