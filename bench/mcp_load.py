@@ -566,9 +566,15 @@ async def load(
     return tally, seen
 
 
-def judge(tally: Tally, seen: dict, costs: dict, duration: float) -> dict:
-    """Throughput against the machine's limit, and fairness between HTTP and bridged stdio."""
+def judge(tally: Tally, seen: dict, costs: dict, duration: float, clients: dict[str, int]) -> dict:
+    """Throughput against the machine's limit, and fairness between HTTP and bridged stdio (`clients`:
+    how many of each kind)."""
     n = cores()
+    per_client = {
+        kind: sum(len(v) for k, v in tally.times.items() if k.startswith(kind)) / duration / count
+        for kind, count in clients.items()
+        if count
+    }
     searches = len(tally.times["http search"]) + len(tally.times["stdio search"])
     calls = sum(len(v) for v in tally.times.values())
     search_cpu = costs["http_search"]["cpu_ms"] / 1000
@@ -593,6 +599,9 @@ def judge(tally: Tally, seen: dict, costs: dict, duration: float) -> dict:
         "http_search_p50_ms": round(http_p50, 1),
         "stdio_search_p50_ms": round(stdio_p50, 1),
         "http_over_stdio": round(http_p50 / stdio_p50, 2) if stdio_p50 == stdio_p50 and stdio_p50 else None,
+        # Closed-loop clients: calls each one completed per second, by transport (a fairer view than
+        # p50s when the stdio sample is a few calls).
+        "calls_per_client_s": {kind: round(v, 2) for kind, v in per_client.items()},
         "errors": len(tally.errors),
         "acknowledged_writes": len(tally.acked),
         "loadavg_before": round(seen["loadavg_before"], 2),
@@ -712,7 +721,11 @@ def main() -> None:
             proc.terminate()
             proc.wait(timeout=30)
         acked += tally.acked
-        run = {"variant": variant, **judge(tally, seen, costs, duration), "alone": costs}
+        run = {
+            "variant": variant,
+            **judge(tally, seen, costs, duration, {"http": args.clients, "stdio": args.stdio}),
+            "alone": costs,
+        }
         run["p50_ms"] = {k: round(pct(v, 0.5), 1) for k, v in tally.times.items()}
         run["p95_ms"] = {k: round(pct(v, 0.95), 1) for k, v in tally.times.items()}
         numbers["runs"].append(run)
@@ -730,7 +743,8 @@ def main() -> None:
             f"{run['machine_busy_share']:.0%}; CPU efficiency (a call's CPU alone / under load) "
             f"{run['cpu_efficiency']}\n"
             f"  search p50 HTTP {run['http_search_p50_ms']} ms, bridged stdio {run['stdio_search_p50_ms']} ms: "
-            f"ratio {run['http_over_stdio']}; {run['errors']} errors; bridges' RSS {run['bridge_rss_mb']} MB, "
+            f"ratio {run['http_over_stdio']}; calls per client per s {run['calls_per_client_s']}; "
+            f"{run['errors']} errors; bridges' RSS {run['bridge_rss_mb']} MB, "
             f"server {run['server_rss_mb']} MB; load average before {run['loadavg_before']}"
         )
         for error in tally.errors[:5]:
