@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import apsw
 import numpy as np
@@ -30,6 +30,7 @@ K1, B = 1.2, 0.75  # FTS5's bm25 constants
 TABLES = ("fts_words", "fts_trigram")
 FUNCTION = "visible_bm25"
 ROWS, TOKENS = "fts_row_count", "fts_token_count"
+_DOCUMENTS_KEPT = 4096  # phrase counts kept per viewer's statistics
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Statistics:
     rows: int  # rows the viewer may see
     tokens: int  # their total length in tokens
     hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
+    # Each phrase's count, kept as long as these statistics are (they go when the index changes).
+    _documents: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def own(self) -> bool:
@@ -48,6 +51,9 @@ class Statistics:
 
     def documents(self, db: apsw.Connection, phrase: str) -> int:
         """How many of the viewer's rows match one FTS5 phrase."""
+        known = self._documents.get(phrase)
+        if known is not None:
+            return known
         t = self.table
         n = values.number(db, f"SELECT count(*) FROM {t} WHERE {t} MATCH ?", (phrase,))
         if not self.own:
@@ -56,6 +62,9 @@ class Statistics:
                 f"SELECT count(*) FROM json_each(?) WHERE value IN (SELECT rowid FROM {t} WHERE {t} MATCH ?)",
                 (self.hidden, phrase),
             )
+        if len(self._documents) >= _DOCUMENTS_KEPT:
+            self._documents.clear()
+        self._documents[phrase] = n
         return n
 
     def idf(self, documents: int) -> float:

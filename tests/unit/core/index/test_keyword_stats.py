@@ -71,3 +71,19 @@ def test_a_write_inside_the_transaction_is_seen_before_it_commits(tmp_path):
         insert_indexed(db, "Another ramen place, in Osaka.", WHEN)
         assert keyword_stats.view(db, None).words.rows == rows + 1
     store.close()
+
+
+def test_phrase_counts_are_kept_with_the_view_and_go_with_it(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        insert_indexed(db, "Priya recommended a ramen place in Lisbon.", WHEN)
+        _private(db, "Ramen in Lisbon, privately noted.", "other")
+    with store.read() as db:
+        seen = keyword_stats.view(db, "me")
+        assert seen.words.documents(db, keyword.quote("ramen")) == 1  # the other client's row left out
+        assert keyword_stats.view(db, None).words.documents(db, keyword.quote("ramen")) == 2
+    with store.write() as db:
+        insert_indexed(db, "Ramen in Osaka.", WHEN)
+    with store.read() as db:
+        assert keyword_stats.view(db, "me").words.documents(db, keyword.quote("ramen")) == 2
+    store.close()
