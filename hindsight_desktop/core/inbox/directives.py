@@ -125,7 +125,9 @@ class Reading:
 
 def classify(text: str) -> Reading:
     """Read every clause of `text`; the first one that directs assistants decides."""
-    normal = unicodedata.normalize("NFKC", text)
+    # Characters that draw nothing (zero-width, direction marks, TAG text) are dropped, as the renderer
+    # drops them before an assistant reads the memory: "Al\u200bways" must read as "Always" here too.
+    normal = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
     for clause in _CLAUSES.split(normal):
         cue = _clause_cue(clause)
         if cue:
