@@ -108,6 +108,14 @@ _WISH_ABOUT_ASSISTANTS_ZH = re.compile(
 _INJECTION_ZH = re.compile(r"忽略(?:之前|以前|上面|前面|所有)的?(?:指令|规则|提示|说明)")
 
 
+# Cyrillic and Greek letters drawn like Latin ones ("Аlwаys" with Cyrillic а): an assistant reads the
+# word, so the patterns must too. Only for matching; the stored text is left as written.
+_LOOK_ALIKES = str.maketrans(
+    "аеорсухіјѕԁԛԝАВЕКМНОРСТХІЈЅαεοριτυνκΑΒΕΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdqwABEKMHOPCTXIJSaeopitvvkABEHIKMNOPTYX",
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     """What the classifier found: whether the text directs assistants, and the clause that does."""
@@ -128,6 +136,7 @@ def classify(text: str) -> Reading:
     # Characters that draw nothing (zero-width, direction marks, TAG text) are dropped, as the renderer
     # drops them before an assistant reads the memory: "Al\u200bways" must read as "Always" here too.
     normal = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    normal = normal.translate(_LOOK_ALIKES)
     for clause in _CLAUSES.split(normal):
         cue = _clause_cue(clause)
         if cue:
