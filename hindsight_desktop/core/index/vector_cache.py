@@ -42,6 +42,10 @@ class VectorCache:
         self._scale = np.zeros(0, dtype=np.float32)
         self._where: dict[int, int] = {}
         self._size = 0
+        self._layout = 0  # moves whenever a row is added, removed or moved
+        # The last visibility mask over the rows: a viewer's hidden rowids (the same array while its keyword
+        # statistics stand, keyword_stats.view) and the layout it was computed on.
+        self._shown: tuple[np.ndarray, int, np.ndarray] | None = None
         self._xor = np.empty(0, dtype=np.uint64)  # scratch for the Hamming pass
         self._ones = np.empty(0, dtype=np.uint8)
 
@@ -77,6 +81,7 @@ class VectorCache:
         float32. Straight from sqlite-vec's chunk tables where their layout is the one known here: going
         through the vec0 table hands back one row at a time, far slower for the same bytes."""
         self._where, self._size = {}, 0  # first, so fresh arrays copy nothing over (no stale vector survives)
+        self._layout += 1
         chunks = _stored_chunks(db, self.table, self.dim)
         if chunks is None:
             self._allocate(values.number(db, f"SELECT count(*) FROM {self.table}") + 1024)
@@ -127,6 +132,7 @@ class VectorCache:
         self._scale[start : start + count] = peak / 127.0
         self._where.update(zip(rowids.tolist(), range(start, start + count), strict=True))
         self._size += count
+        self._layout += 1
 
     def _append(self, rowid: int, vector: np.ndarray) -> None:
         self._extend([(rowid, np.ascontiguousarray(vector, dtype=np.float32).tobytes())])
@@ -152,6 +158,7 @@ class VectorCache:
             self._where[moved] = i
         self._rowids[last], self._bits[:, last], self._codes[last], self._scale[last] = 0, 0, 0, 0
         self._size = last
+        self._layout += 1
 
     # ---- searching ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -164,7 +171,7 @@ class VectorCache:
             n = self._size
             if n == 0 or k <= 0:
                 return []
-            shown = None if hidden is None or not len(hidden) else ~np.isin(self._rowids[:n], hidden)
+            shown = self._shown_rows(hidden)
             visible = n if shown is None else int(np.count_nonzero(shown))
             if visible == 0:
                 return []
@@ -184,6 +191,17 @@ class VectorCache:
             order = np.argpartition(-sims, top - 1)[:top]
             order = order[np.argsort(-sims[order])]
             return [(int(self._rowids[candidates[j]]), float(sims[j])) for j in order]
+
+    def _shown_rows(self, hidden: np.ndarray | None) -> np.ndarray | None:
+        """Which rows the viewer may see (None: all), reused while the hidden list and the rows stand."""
+        if hidden is None or not len(hidden):
+            return None
+        kept = self._shown
+        if kept is not None and kept[0] is hidden and kept[1] == self._layout:
+            return kept[2]
+        shown = ~np.isin(self._rowids[: self._size], hidden)
+        self._shown = (hidden, self._layout, shown)
+        return shown
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
         """Bits that differ from the query, per row: one word at a time into reused buffers (fresh

@@ -181,3 +181,29 @@ def test_first_load_falls_back_to_the_table_when_the_chunks_disagree(tmp_path):
         cache.refresh(db)
         assert len(cache) == len(list(db.execute(f"SELECT rowid FROM {index.table}")))  # what vec0 itself reads
     store.close()
+
+
+def test_a_kept_visibility_mask_follows_every_change_to_the_rows(tmp_path):
+    """The mask of rows a viewer may see is reused between searches only while the rows stand: an added,
+    removed or moved vector makes it again, so a hidden row never shows and a shown one never hides."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 32, EXACT_BELOW + 200
+    data = _clustered(n, dim, seed=4)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+    hidden = np.array([1, 2, 3], dtype=np.int64)
+    with store.read() as db:
+        assert {r for r, _ in index.nearest(db, data[0], 5, hidden)}.isdisjoint({1, 2, 3})
+    with store.write() as db:
+        index.delete(db, 10)  # the last row moves into its place
+        index.add(db, n + 1, data[0])  # the nearest to data[0], shown
+        index.add(db, n + 2, data[0])  # as near, hidden below
+    hidden = np.array([1, 2, 3, n + 2], dtype=np.int64)
+    with store.read() as db:
+        first = index.nearest(db, data[0], 5, hidden)
+        again = index.nearest(db, data[0], 5, hidden)
+    found = [r for r, _ in first]
+    assert first == again and n + 1 in found and not set(found) & {1, 2, 3, 10, n + 2}
+    store.close()
