@@ -7,6 +7,7 @@ appears without a restart); the tray and the view follow it. The view reads and 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,7 @@ def _when(value: datetime) -> str:
 
 
 def _expires(item: PendingItem, now: datetime) -> str:
-    days = max(0, (item.expires_at - now).days)
+    days = max(0, math.ceil((item.expires_at - now).total_seconds() / 86400))
     return f"expires in {days} day{'s' if days != 1 else ''}" + (" — soon" if item.expires_soon(now) else "")
 
 

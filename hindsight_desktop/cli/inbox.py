@@ -5,6 +5,7 @@ writes the memory as the assistant proposed it, dated when it was proposed; reje
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -67,7 +68,7 @@ def _list(args: argparse.Namespace) -> None:
         for item in engine.inbox(client=args.client):
             row = item.to_dict()
             row["expires_soon"] = item.expires_soon(now)
-            row["expires_in_days"] = max(0, (item.expires_at - now).days)
+            row["expires_in_days"] = max(0, math.ceil((item.expires_at - now).total_seconds() / 86400))
             rows.append(row)
     emit(args, rows, human=_print_list)
 
