@@ -47,6 +47,8 @@ def test_the_app_syncs_by_itself_with_a_device_on_the_command_line(qtbot, shell,
     assert shell.tray.act_sync.text() in ("Sync: synced", "Sync: syncing…")
 
     # Written in the app: sent after the debounce, on the app's own change signal.
+    qtbot.waitUntil(lambda: not shell.sync.running, timeout=30_000)
+    shell.sync.last_report = None  # only a sync after this write counts below
     mine = engine.write("Desk note: the printer needs A4 paper.", explicit=True)
     qtbot.waitUntil(lambda: (shell.sync.last_report or {}).get("sent", 0) >= 1, timeout=60_000)
     assert run(laptop, "sync", "now")["applied"] >= 1

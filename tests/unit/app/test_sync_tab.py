@@ -147,6 +147,8 @@ def test_joining_brings_the_other_device_s_memories_and_later_writes_travel_on_t
     assert "applied" in tab.result_label.text()
 
     # A write here is sent after the debounce, without anyone pressing Sync now.
+    qtbot.waitUntil(lambda: not shell.sync.running, timeout=30_000)
+    shell.sync.last_report = None  # only a sync after this write counts below
     mine = engine.write("The plumber comes on Friday at eight.", explicit=True)
     shell.backend.memories_changed.emit()  # what the app's own write paths emit
     qtbot.waitUntil(lambda: (shell.sync.last_report or {}).get("sent", 0) >= 1, timeout=60_000)
