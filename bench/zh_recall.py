@@ -9,6 +9,9 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - recall@1/5/10 overall and per category: a question counts as found at k when any of its gold ids
   (each one answers it) is among the first k results;
 - newer first: for changed facts, the share where the newer memory is listed and above the older;
+- new changed facts (bench/data/changes_*.jsonl, unless --no-changes): newer first per language, the
+  share of their memories the gate kept (older and newer), and of questions asked through a related
+  word, the share whose newer memory is listed first among the two;
 - nothing relevant: for unanswerable questions (near misses: the person, the pet or the thing is
   remembered, the asked detail is not) and for off-topic ones (nothing in memory is about it) the
   share the search flags as nothing relevant, and the share of answerable ones wrongly flagged.
@@ -58,6 +61,11 @@ from mcp.client.stdio import StdioServerParameters
 ROOT = Path(__file__).resolve().parent
 MEMORIES = ROOT / "data" / "zh_memories.jsonl"
 QUESTIONS = ROOT / "data" / "zh_questions.jsonl"
+# Changed facts written apart from the set above, in other phrasings (English and Chinese): each an
+# older and a newer memory of one attribute, written among the set's memories, and a question whose
+# answer is the newer (via "related": asked through a related word, "where should the parcel go?").
+CHANGES_MEMORIES = ROOT / "data" / "changes_memories.jsonl"
+CHANGES_QUESTIONS = ROOT / "data" / "changes_questions.jsonl"
 KS = (1, 5, 10)
 LIMIT = 10
 CLIENT = "zh-bench"
@@ -271,14 +279,15 @@ def _flag(found: dict[str, Any]) -> bool | None:
     return True if not found.get("results") else None
 
 
-def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
-    """Every figure of the report, plus the per-question details behind the misses."""
+def score(data: EvalSet, out: Outcome, skipped: set[str], apart: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Every figure of the report, plus the per-question details behind the misses. Questions in `apart`
+    (the changed-fact set) are left out of these figures and scored on their own (changes_block)."""
     ours: dict[str, set[str]] = defaultdict(set)  # server id -> set ids (a repeat maps to the first)
     for mid, written in out.writes.items():
         ours[written["id"]].add(mid)
     texts = {m["id"]: m["text"] for m in data.memories}
     kept = [mid for mid, w in out.writes.items() if _is_kept(w)]
-    details, per_cat = [], defaultdict(list)
+    details, per_cat, set_apart = [], defaultdict(list), []
     for q in data.questions:
         if q["id"] in skipped:
             continue
@@ -301,6 +310,9 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
             "top_text": top.get("content"),
             "gold_text": [texts[g] for g in q["gold"]],
         }
+        if q["id"] in apart:
+            set_apart.append(row)
+            continue
         details.append(row)
         per_cat[q["category"]].append(row)
 
@@ -367,6 +379,46 @@ def score(data: EvalSet, out: Outcome, skipped: set[str]) -> dict[str, Any]:
         "search_ms_p50": _median(out.search_ms),
         "misses_at_10": [r for r in answerable if not r["rank"]],
         "older_first": [r for r in changed if r["rank"] and r["older_rank"] and r["older_rank"] < r["rank"]],
+        "details": details + set_apart,
+    }
+
+
+def merge(data: EvalSet, extra: EvalSet) -> EvalSet:
+    """Both sets in one store: memories in time order, the questions of both (one reference time)."""
+    if extra.reference != data.reference:
+        raise DataError(f"the changed-fact set is asked at {extra.reference}, the main set at {data.reference}")
+    clash = {m["id"] for m in data.memories} & {m["id"] for m in extra.memories}
+    clash |= {q["id"] for q in data.questions} & {q["id"] for q in extra.questions}
+    if clash:
+        raise DataError(f"ids used by both sets: {sorted(clash)}")
+    memories = sorted(data.memories + extra.memories, key=lambda m: m["occurred"])
+    return EvalSet(memories, data.questions + extra.questions, data.reference)
+
+
+def changes_block(report: dict[str, Any], out: Outcome, extra: EvalSet) -> dict[str, Any]:
+    """Newer-first, gate keep-rate and related-word reach on the changed-fact set alone."""
+    rows = [r for r in report["details"] if r["id"] in {q["id"] for q in extra.questions}]
+    via = {q["id"]: q.get("via") for q in extra.questions}
+
+    def newer_first(items: list[dict[str, Any]]) -> float | None:
+        good = sum(1 for r in items if r["rank"] and (r["older_rank"] is None or r["rank"] < r["older_rank"]))
+        return _share(good, len(items))
+
+    newer_ids = {g for q in extra.questions for g in q["gold"]}
+    older_ids = {o for q in extra.questions for o in q["older"]}
+    related = [r for r in rows if via.get(r["id"]) == "related"]
+    return {
+        "n": len(rows),
+        "newer_first": newer_first(rows),
+        "newer_first_by_language": {
+            lang: newer_first([r for r in rows if r["lang"] == lang]) for lang in sorted({r["lang"] for r in rows})
+        },
+        "newer_at_1": _share(sum(1 for r in rows if r["rank"] == 1), len(rows)),
+        "related_newer_first": newer_first(related),
+        "related_n": len(related),
+        "gate_kept_newer": _share(sum(1 for m in newer_ids if _is_kept(out.writes[m])), len(newer_ids)),
+        "gate_kept_older": _share(sum(1 for m in older_ids if _is_kept(out.writes[m])), len(older_ids)),
+        "failures": [r for r in rows if not (r["rank"] and (r["older_rank"] is None or r["rank"] < r["older_rank"]))],
     }
 
 
@@ -426,6 +478,17 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"      got first: {row['top_text']}")
     for row in report["older_first"]:
         print(f"  older above newer [{row['id']}] {row['text']} (newer {row['rank']}, older {row['older_rank']})")
+    ch = report.get("new_changes")
+    if ch:
+        per_lang = ", ".join(f"{lang} {_fmt(v)}" for lang, v in ch["newer_first_by_language"].items())
+        print(
+            f"\nnew changed facts ({ch['n']}): newer first {_fmt(ch['newer_first'])} ({per_lang}), newer at 1 "
+            f"{_fmt(ch['newer_at_1'])}; asked through a related word: {_fmt(ch['related_newer_first'])} of "
+            f"{ch['related_n']};  gate kept: newer {_fmt(ch['gate_kept_newer'])}, older {_fmt(ch['gate_kept_older'])}"
+        )
+        for row in ch["failures"]:
+            ranks = f"newer {row['rank']}, older {row['older_rank']}"
+            print(f"  [{row['id']}] {row['text']} ({ranks}) got: {row['top_text']}")
 
 
 def _cause(exc: BaseException) -> str:
@@ -442,6 +505,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--keep", type=Path, default=None, help="build the store in this (new) folder and keep it")
     parser.add_argument("--force-store", action="store_true", help="write with importance=1 so the gate keeps all")
+    parser.add_argument("--no-changes", action="store_true", help="leave out the changed-fact set (changes_*.jsonl)")
     args = parser.parse_args(argv)
     if args.model is not None and not args.model.is_file():
         parser.error(f"--model: no such file: {args.model}")
@@ -449,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--keep: {args.keep} already exists; name a new folder")
     try:
         data = load_set(args.memories, args.questions)
+        extra = None if args.no_changes else load_set(CHANGES_MEMORIES, CHANGES_QUESTIONS)
+        if extra is not None:
+            data = merge(data, extra)
     except (DataError, OSError) as exc:
         parser.error(str(exc))
 
@@ -463,7 +530,11 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # the SDK wraps a failed call in exception groups: show the cause
             parser.exit(1, f"zh_recall: the MCP server failed: {_cause(exc)}\n")
         model = model_in_use(env)
-    report = score(data, outcome, skipped)
+    apart = frozenset(q["id"] for q in extra.questions) if extra is not None else frozenset()
+    report = score(data, outcome, skipped, apart)
+    if extra is not None:
+        report["new_changes"] = changes_block(report, outcome, extra)
+    del report["details"]
     report.update(
         model=model, shift_days=shift.days, forced=args.force_store, seconds=round(time.perf_counter() - started, 1)
     )

@@ -19,7 +19,7 @@ import apsw
 from hindsight_desktop.core.store import relations, upkeep
 from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.memories import reactivate, supersede
-from hindsight_desktop.core.store.visibility import group_of
+from hindsight_desktop.core.store.visibility import group_of, privacy_group, stated_at
 
 
 class Replaced(NamedTuple):
@@ -50,6 +50,23 @@ def resolve(
         # Ids only: the values are the memories' text, which a purge must take with it.
         log_event(db, at, "supersede", loser, client, {"superseded_by": winner, "why": why})
     return replaced
+
+
+def replace_changed(db: apsw.Connection, winner: str, loser: str, group: str, at: str, client: str) -> list[Replaced]:
+    """`winner` says that what `loser` stated has changed (write/gate_change.py: the same thing in other
+    words, and a change said), with no fact key to tie them: it supersedes `loser` when both are in
+    `group` and `winner` was stated later. Returns what it replaced."""
+    row = db.execute(
+        f"SELECT {privacy_group('o')}, {stated_at('o')} < {stated_at('n')} FROM memories o, memories n "
+        "WHERE o.id = ? AND n.id = ? AND o.status = 'active'",
+        (loser, winner),
+    ).fetchone()
+    if row is None or row[0] != group or not row[1]:
+        return []
+    supersede(db, loser, winner, at)
+    relations.link(db, winner, loser, "supersedes", 1.0, at, replace=True)
+    log_event(db, at, "supersede", loser, client, {"superseded_by": winner, "why": "a statement that it changed"})
+    return [Replaced(loser, winner)]
 
 
 def release(db: apsw.Connection, leaving: Iterable[str], at: str, client: str, why: str) -> list[str]:

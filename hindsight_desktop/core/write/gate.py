@@ -26,6 +26,7 @@ from hindsight_desktop.config import OPTIONS
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.model.calibration import Calibration
 from hindsight_desktop.core.write import gate_language as lang
+from hindsight_desktop.core.write.gate_change import RESTATES
 from hindsight_desktop.core.write.gate_rules import (
     LAYER_OF_TYPE,
     RULES_CHARS,
@@ -101,6 +102,7 @@ class WriteScore:
     type: str  # one of TYPES
     layer: str  # semantic | episodic | procedural (the engine keeps non-passing writes in "working")
     reason: str  # one short sentence a person can read
+    changes: bool = False  # it says something changed, or restates a stored memory differently: always kept
 
 
 def _check_weights(weights: dict[str, float] | None) -> dict[str, float]:
@@ -167,10 +169,12 @@ class WriteScorer:
         novelty: float = 1.0,
         importance: float | None = None,
         entity_count: int = 0,
+        related: float = 0.0,
     ) -> WriteScore:
         """Score one write. `novelty` is 1 - the highest cosine to stored memories (clamped to
         [0, 1], since a negative cosine would push it past 1); `importance`, when given, can only
-        raise the score."""
+        raise the score; `related` is the closeness of a stored memory the text restates in other
+        words (gate_change.restated_closeness): at RESTATES or above, the text is kept as a possible change."""
         text = self._text(text)
         if isinstance(novelty, bool) or not isinstance(novelty, int | float) or not math.isfinite(novelty):
             raise InvalidInput("novelty must be a number between 0 and 1")
@@ -193,10 +197,17 @@ class WriteScorer:
         weighted = sum(self.weights[k] * v for k, v in signals.items())
         final = max(weighted, importance) if importance is not None else weighted
         final = round(min(1.0, max(0.0, final)), 4)
-        passed = reading.explicit or final >= self.threshold
         kind = reading.kind()
-        reason = self._reason(reading, kind, final, weighted, importance, passed, judged_by)
-        return WriteScore(signals, final, passed, reading.explicit, kind, LAYER_OF_TYPE[kind], reason)
+        # A change is kept whatever else it scores: losing the new value leaves the old one answering.
+        changes = kind not in ("chatter", "question") and (reading.change or related >= RESTATES)
+        passed = reading.explicit or final >= self.threshold
+        if changes and not passed:
+            passed = True
+            why = "it restates a stored memory differently" if related >= RESTATES else "it says something changed"
+            reason = f"Kept: {why}, so it may replace what was stored (score {final:.2f})."
+        else:
+            reason = self._reason(reading, kind, final, weighted, importance, passed, judged_by)
+        return WriteScore(signals, final, passed, reading.explicit, kind, LAYER_OF_TYPE[kind], reason, changes)
 
     # --- internals -------------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ REPORTED_CHATTER = _rx(
     r"|^我(?:说了|问了|打了个?招呼|笑了|回复了)"
 )
 TRANSIENT = _rx(
-    r"\bi'?m\s+(?:so\s+|really\s+|kinda\s+|a\s+bit\s+)?(?:bored|tired|sleepy|hungry|thirsty|back|here|done|busy"
+    r"\bi'?m\s+(?:not\s+)?(?:so\s+|really\s+|kinda\s+|a\s+bit\s+)?(?:bored|tired|sleepy|hungry|thirsty|back|here|done|busy"
     r"|confused|lost|fine|good|ok|okay)\b|\b(?:the\s+)?weather(?:'s)?\b|\bgrabbing\s+(?:a\s+)?(?:coffee|tea|lunch)\b"
     r"|无聊|好累|累死|好困|困了|饿了|天气|马上回来|去倒|先去|日常嘛"
 )
@@ -211,6 +211,19 @@ PLAN = _rx(
     r"|" + _TIME_ZH + r".{0,12}(?:飞|去|到(?!期)|交|开|见|考|上线|搬|出发|回来|参加|约|面试|会议|想|要|换|买|吃饭"
     r"|聚餐|聚会|大寿|生日|婚礼|派对|旅行|旅游|玩|上大学|上学|入学|开学)"
     r"|(?:航班|会议|预约|行程).{0,8}(?:改|推迟|取消|提前)"
+)
+# A statement that an earlier fact, plan or routine no longer holds, or holds differently from now on:
+# what it replaces may already be stored, and the new value must be kept whatever else it scores.
+CHANGE = _rx(
+    r"\b(?:no\s+longer|not\s+any\s*more|any\s*more|instead|from\s+now\s+on|from\s+(?:this|next)\s+(?:week|month"
+    r"|year|term|semester|season)|starting\s+(?:this|next|today|tomorrow|on)|used\s+to|switched|swapped|changed\s+(?:to"
+    r"|from|it)|moved\s+(?:to|from|in|out|up|down|it|over)|relocated|replaced|rescheduled|shifted|pulled\s+\w+\s+(?:earlier"
+    r"|forward)|pushed\s+\w+\s+(?:later|back)|retired|quit|left\s+(?:the|his|her|my|their|our)\s+\w+|sold\s+(?:the"
+    r"|his|her|my|their|our)\b|(?:gave|give)\s+up|new\s+(?:address|number|job|car|doctor|teacher|tutor|coach|office|phone"
+    r"|place|home|flat|apartment|school|team|boss|manager|dentist|plan|schedule))\b"
+    r"|不再|已经不|不(?:想|去|在|用|吃|学|做|开|住|喝|玩|买|干|上|找|坐)[^,.!?;。]{0,8}了"
+    r"|(?:改|换|转|调|挪|搬|迁)(?:成|为|到|去|学|用|喂|了|进|在)|从.{0,10}(?:开始|起)|以后(?:都|就|改|换)"
+    r"|离职|跳槽|辞职|退休|停了|取消了|卖了|回国了|新(?:的)?(?:地址|号码|工作|车|老师|外教|房子|家|领导|单位|医生)"
 )
 INSTRUCTION = _rx(
     r"\b(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|by\s+default"

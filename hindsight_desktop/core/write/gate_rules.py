@@ -67,6 +67,7 @@ class Reading:
     positive: dict[str, float] = field(default_factory=dict)  # type -> strongest cue
     negative: dict[str, float] = field(default_factory=dict)
     pure_chatter: bool = False  # nothing but acknowledgements, laughter, emoji
+    change: bool = False  # a statement says something changed (lang.CHANGE, outside questions and chatter)
 
     @property
     def pos(self) -> float:
@@ -151,16 +152,20 @@ def read_cues(text: str) -> Reading:
         asked = "?" in end
         # A standing order can read like a request ("帮我写邮件的时候别用敬语"); the order wins.
         ordered = lang.INSTRUCTION.search(clause) is not None
+        passing = False  # small talk or a passing state: "not hungry any more" changes nothing worth keeping
         for kind, pattern, strength in NEGATIVE:
             if pattern.search(clause) and not (ordered and pattern is lang.REQUEST):
                 reading.negative[kind] = max(reading.negative.get(kind, 0.0), strength)
                 asked = asked or kind == "question"
+                passing = True
         if asked:
             # What sits inside a question or a one-off request is not a statement about the person.
             reading.negative["question"] = max(reading.negative.get("question", 0.0), 0.9)
             continue
         if _is_pure_chatter(clause):
             continue
+        if not passing and lang.CHANGE.search(clause):
+            reading.change = True
         for kind, pattern, strength in POSITIVE:
             if pattern.search(clause):
                 reading.positive[kind] = max(reading.positive.get(kind, 0.0), strength)

@@ -28,6 +28,7 @@ from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.timeutil import from_db, to_db
 from hindsight_desktop.core.write.gate import WriteScore
+from hindsight_desktop.core.write.gate_change import changed_neighbour, restated_closeness
 
 
 class Neighbour(NamedTuple):
@@ -115,11 +116,13 @@ def _write_locked(
         for mid, cosine, rowid in _nearest_active(parts, db, vector, req)
     ]
     neighbours = memories.contents(db, [n.rowid for n in nearest[:3]])
+    restated = restated_closeness(text, [(n.closeness, neighbours[n.rowid]) for n in nearest if n.rowid in neighbours])
     verdict = parts.scorer.score(
         text,
         novelty=_novelty(text, nearest, neighbours),
         importance=req.importance,
         entity_count=len(entities),
+        related=restated,
     )
     duplicate = _find_duplicate(db, digest, nearest, neighbours, req, text, parts.settings.duplicate_similarity)
     if duplicate is not None:
@@ -160,6 +163,8 @@ def _write_locked(
     if layer != "working":  # working memory never enters long-term recall
         _index(parts, db, rowid, text, entities, vector, occurred)
         supersedes = _supersede(db, memory_id, fact_column, req, now)
+        if not supersedes:  # no fact key tied it to what it replaces: judged by meaning (gate_change.py)
+            supersedes = _supersede_changed(db, memory_id, text, nearest, neighbours, req, now)
         _auto_link(db, memory_id, rowid, entities, nearest, req, occurred, now)
     log_event(
         db,
@@ -318,6 +323,25 @@ def _supersede(db: apsw.Connection, memory_id: str, key: str | None, req: WriteR
         db, key, group_of(req.scope, req.client), to_db(now), req.client, "a newer statement"
     )
     return [loser for loser, winner in replaced if winner == memory_id]
+
+
+def _supersede_changed(
+    db: apsw.Connection,
+    memory_id: str,
+    text: str,
+    nearest: list[Neighbour],
+    neighbours: dict[int, str],
+    req: WriteRequest,
+    now: datetime,
+) -> list[str]:
+    """A text that says a stored memory near it has changed supersedes that memory (same privacy group)."""
+    near = [(n.id, n.closeness, neighbours[n.rowid]) for n in nearest if n.rowid in neighbours]
+    changed = changed_neighbour(text, near)
+    if changed is None:
+        return []
+    group = group_of(req.scope, req.client)
+    replaced = supersession.replace_changed(db, memory_id, changed, group, to_db(now), req.client)
+    return [loser for loser, _ in replaced]
 
 
 def _auto_link(

@@ -1,0 +1,64 @@
+"""Is a text a changed version of a stored one? "The Golf is sold, we drive a BYD now" beside "we drive
+a white Golf": about the same thing (close in meaning, a subject word in common), not the same
+statement (other words, other values). The write gate keeps such a text whatever else it scores, and
+recall lists the newer of two such memories first (recall/conflicts.py)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hindsight_desktop.core.text import overlap
+from hindsight_desktop.core.write import gate_language as lang
+
+# At least this close (calibration.closeness: 0 unrelated, 1 identical), with a subject word in common
+# and the wording not repeated, two texts are about the same thing said differently. Unrelated
+# memories of one person's life sit mostly below it, small talk well below it.
+RESTATES = 0.45
+# Closer still, two such texts are taken as two values of one attribute even when the newer does not
+# say that anything changed.
+SAME_ATTRIBUTE = 0.6
+# Subject terms of its own a text needs to say something other than a memory it is close to (a Chinese
+# word counts as its character pairs, so one new word is about two).
+NEW_WORDS = 2
+
+
+def subject_terms(text: str) -> set[str]:
+    """Surface terms (overlap.surface_terms) less function words, particles and single letters."""
+    return {
+        t
+        for t in overlap.surface_terms(text)
+        if len(t) > 1 and t not in lang.STOPWORDS_EN and not all(ch in lang.PARTICLES_ZH for ch in t)
+    }
+
+
+def about_same_thing(text: str, other: str, closeness: float, bar: float = RESTATES) -> bool:
+    """Close enough, a subject word shared, and not a repeat of `other`: `text` brings words of its own
+    (NEW_WORDS of them) or other numbers and names. Wording alone (overlap.same_statement) cannot
+    tell: "the key is under the flowerpot by the back door" and "the key is in the lockbox by the
+    garage door" share most of their words."""
+    if closeness < bar:
+        return False
+    mine, theirs = subject_terms(text), subject_terms(other)
+    if not mine & theirs:
+        return False
+    return len(mine - theirs) >= NEW_WORDS or not overlap.same_specifics(text, other)
+
+
+def restated_closeness(text: str, neighbours: list[tuple[float, str]]) -> float:
+    """The highest closeness among stored `neighbours` (closeness, text) that `text` restates
+    differently (`about_same_thing`); 0 when there is none."""
+    return max((c for c, other in neighbours if about_same_thing(text, other, c)), default=0.0)
+
+
+def says_changed(text: str) -> bool:
+    """The text says that something changed (gate_language.CHANGE, on the opening the rules read)."""
+    return lang.CHANGE.search(unicodedata.normalize("NFKC", text[:1000]).lower()) is not None
+
+
+def changed_neighbour(text: str, neighbours: list[tuple[str, float, str]]) -> str | None:
+    """Of stored `neighbours` (id, closeness, text), the closest one `text` says has changed: it says a
+    change (`says_changed`) and is about the same thing (`about_same_thing`). None when there is none."""
+    if not says_changed(text):
+        return None
+    fitting = [(c, mid) for mid, c, other in neighbours if about_same_thing(text, other, c)]
+    return max(fitting)[1] if fitting else None

@@ -1,0 +1,64 @@
+"""A statement that changes a stored one: the gate keeps it whatever else it scores, it supersedes the
+memory it changes when written, and recall lists the newer of two values first. Phrased unlike the
+benches' sentences on purpose: the mechanism, not a sentence, is under test."""
+
+from __future__ import annotations
+
+from hindsight_desktop.core.write.gate import WriteScorer
+from hindsight_desktop.core.write.gate_change import (
+    RESTATES,
+    about_same_thing,
+    changed_neighbour,
+    restated_closeness,
+    says_changed,
+)
+
+
+def test_change_cues_in_both_languages():
+    assert says_changed("Ballet is off the table; from next term Mia takes judo on Fridays.")
+    assert says_changed("The Corolla went to a dealer and we replaced it with a secondhand Leaf.")
+    assert says_changed("周四的书法课不上了，从下周起改成围棋。")
+    assert says_changed("表哥已经不在银行了，去了一家律所。")
+    assert not says_changed("Mia takes judo on Fridays.")
+    assert not says_changed("周四下午有书法课。")
+
+
+def test_the_gate_keeps_a_change_it_would_otherwise_drop():
+    rules = WriteScorer()
+    for text in ("周四的书法课不上了，从下周起改成围棋。", "Swapped the gym membership for a climbing pass instead"):
+        verdict = rules.score(text, novelty=0.2)
+        assert verdict.passed and verdict.changes, (text, verdict.reason)
+        assert "change" in verdict.reason
+
+
+def test_a_passing_state_or_a_question_with_a_change_word_is_not_kept_for_it():
+    rules = WriteScorer()
+    assert not rules.score("i'm not hungry anymore lol", novelty=0.2).changes
+    assert not rules.score("did you move the meeting to friday?", novelty=0.2).changes
+    assert not rules.score("haha ok", related=0.9).passed
+
+
+def test_restating_a_stored_memory_differently_is_kept():
+    rules = WriteScorer()
+    plain = rules.score("Mia does judo on Fridays at the leisure centre", novelty=0.1)
+    restated = rules.score("Mia does judo on Fridays at the leisure centre", novelty=0.1, related=RESTATES)
+    assert restated.passed and restated.changes
+    assert restated.score == plain.score  # kept as a change, not by a score it does not have
+
+
+def test_about_the_same_thing_needs_a_shared_subject_new_words_and_no_repeat():
+    old = "Mia takes ballet on Fridays."
+    assert about_same_thing("From next term Mia takes judo on Fridays.", old, 0.6)
+    assert not about_same_thing("From next term Mia takes judo on Fridays.", old, RESTATES - 0.01)  # too far
+    assert not about_same_thing("Mia takes ballet on Fridays now.", old, 0.99)  # a repeat
+    assert not about_same_thing("The boiler was serviced in spring.", old, 0.6)  # no subject in common
+    near = [(0.7, "The boiler was serviced in spring."), (0.5, old)]
+    assert restated_closeness("From next term Mia takes judo on Fridays.", near) == 0.5
+
+
+def test_the_closest_changed_neighbour_is_the_one_replaced():
+    text = "Mia quit ballet; from next term she takes judo on Fridays instead."
+    neighbours = [("a", 0.5, "Mia takes ballet on Fridays."), ("b", 0.7, "Mia's ballet shoes are size 32.")]
+    assert changed_neighbour(text, neighbours) == "b"
+    assert changed_neighbour("Mia takes judo on Fridays.", neighbours) is None  # no change said
+    assert changed_neighbour(text, [("c", 0.8, "The boiler was serviced in spring.")]) is None
