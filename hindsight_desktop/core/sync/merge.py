@@ -26,6 +26,7 @@ from hindsight_desktop.core.store import entities as entity_index
 from hindsight_desktop.core.store import sync_state
 from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.sync_capture import GROUPS
+from hindsight_desktop.core.store.vectors import VectorIndex
 from hindsight_desktop.core.sync.wire import Change, Clock
 from hindsight_desktop.core.timeutil import from_db, to_db
 
@@ -42,8 +43,9 @@ class Merged:
 
 def usable_vector(parts: Parts, change: Change) -> np.ndarray | None:
     """The carried vector, when it came from the model this file uses (else the text is embedded here)."""
-    dim = getattr(parts.vectors, "dim", None)
-    if change.vector is None or change.model != parts.model_id or dim is None or len(change.vector) != dim * 4:
+    if not isinstance(parts.vectors, VectorIndex) or change.vector is None or change.model != parts.model_id:
+        return None
+    if len(change.vector) != parts.vectors.dim * 4:
         return None
     return np.frombuffer(change.vector, dtype=np.float32).copy()
 

@@ -24,6 +24,7 @@ from hindsight_desktop.core.errors import PairingCodeInvalid, SyncError, SyncFol
 from hindsight_desktop.core.keys.keystore import KeyStore, KeystoreUnavailable
 from hindsight_desktop.core.store import sync_state
 from hindsight_desktop.core.store.database import Store
+from hindsight_desktop.core.store.vectors import VectorIndex
 from hindsight_desktop.core.sync import crypto, devices, merge, outgoing, pairing, snapshots
 from hindsight_desktop.core.sync.devices import FORMAT, DeviceRecord
 from hindsight_desktop.core.sync.folder import Folder, SyncFile, new_device_id, write_atomically
@@ -295,6 +296,8 @@ class SyncService:
     ) -> None:
         vectors = _embed(parts, merge.texts_to_embed(parts, changes))
         with self.store.write() as db:
+            if not upto and all(sync_state.is_applied(db, d, n) for d, n in marks):
+                return  # another process of this data folder applied it meanwhile
             # This device's own writes since the last fold first, so the merge sees their clocks.
             local, _ = outgoing.collect(db, me, _vector_source(parts))
             self._keep_own(db, local)
@@ -506,7 +509,7 @@ def _now_ms() -> int:
 
 def _vector_source(parts: Parts) -> outgoing.VectorSource:
     vectors = parts.vectors
-    if getattr(vectors, "table", None) is None:  # a model switch in progress: receivers embed the text
+    if not isinstance(vectors, VectorIndex):  # a model switch in progress: receivers embed the text
         return lambda db, rowid: None
 
     def vector_of(db: apsw.Connection, rowid: int) -> tuple[bytes, str] | None:
