@@ -4,6 +4,7 @@ caller may not see."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import anyio
@@ -66,12 +67,18 @@ def test_an_invisible_id_changes_nothing_and_reveals_nothing(engine: MemoryEngin
                 result = await alpha.call_tool("memory_search", {"query": "where is the safe?", "used": used})
                 return result.is_error, result.structured_content, [c.text for c in result.content]
 
-        return anyio.run(scenario)
+        is_error, data, texts = anyio.run(scenario)
+        engine._access.flush()
+        # Each search is itself a recall of what it returns, so the next one ranks it a little higher:
+        # the scores move between calls whatever `used` holds, and are left out of the comparison.
+        for item in data["results"]:
+            item.pop("relevance"), item.pop("confidence")
+        return is_error, data, [re.sub(r"\d+\.\d+", "#", t) for t in texts]
 
     before = engine.get(secret.id).access_count
     private, unknown = reply([secret.id]), reply(["mem_0000000000000000000"])
     assert private == unknown and not private[0]
-    assert secret.id not in str(private)
+    assert secret.id not in str(private) and "9182" not in str(private)
     assert engine.get(secret.id).access_count == before
     assert _uses(engine) == []
     assert engine.stats()["used_by_client"].get("alpha", 0.0) == 0.0
