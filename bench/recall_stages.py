@@ -42,6 +42,7 @@ from hindsight_desktop.core.engine import MemoryEngine  # noqa: E402
 from hindsight_desktop.core.model.default_model import ensure_default_model  # noqa: E402
 from hindsight_desktop.core.model.embedder import load_embedder  # noqa: E402
 
+PERSON = "person"  # --client for the person at the desktop, who sees every memory
 QUESTIONS = 48  # distinct questions, embedded once (the engine's embedding cache holds 256)
 
 # (module, attribute, stage): the functions recall calls, by where it looks them up.
@@ -155,9 +156,10 @@ def filled(store: Path, size: int) -> tuple[Path, Path]:
     return data, models
 
 
-def measure(data: Path, models: Path, samples: int, client: str) -> dict[str, Any]:
+def measure(data: Path, models: Path, samples: int, asker: str) -> dict[str, Any]:
     from hindsight_desktop.core import render
 
+    client = None if asker == PERSON else asker
     timer = Timer()
     found = install(timer)
     asked = questions()
@@ -197,6 +199,7 @@ from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.embedder import load_embedder
 data, models, client = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+client = None if client == "person" else client
 asked = questions()
 engine = MemoryEngine(data, embedder=load_embedder(ensure_default_model(models)))
 prime(engine, asked)
@@ -240,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--samples", type=int, default=60)
     parser.add_argument("--store", type=Path, help="keep (and reuse) the filled stores in this folder")
-    parser.add_argument("--client", default="claude", help="who searches (others' private memories hidden)")
+    parser.add_argument(
+        "--client", default="claude", help="who searches (others' private memories hidden); 'person': the person"
+    )
     parser.add_argument("--fill-only", action="store_true")
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh process's first search")
     parser.add_argument("--json", action="store_true")
