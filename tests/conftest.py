@@ -24,6 +24,9 @@ os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 # Never read or write the person's real settings while testing (subprocesses inherit this too).
 os.environ["HINDSIGHT_CONFIG_DIR"] = tempfile.mkdtemp(prefix="hindsight-test-config-")
 atexit.register(shutil.rmtree, os.environ["HINDSIGHT_CONFIG_DIR"], True)
+# Nor the person's log folder: every process a test starts logs to a folder of the run's own.
+os.environ["HINDSIGHT_LOG_DIR"] = tempfile.mkdtemp(prefix="hindsight-test-logs-")
+atexit.register(shutil.rmtree, os.environ["HINDSIGHT_LOG_DIR"], True)
 # What is built from packages once per computer (the converted model, the cross-language lexicon) is
 # kept between test runs in a cache folder of the tests' own, so the suite converts the model once per
 # machine, not once per run or per server a test starts (subprocesses inherit this).

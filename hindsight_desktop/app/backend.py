@@ -4,6 +4,7 @@ server in this process, and the client registry. Widgets reach the engine only t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ if TYPE_CHECKING:  # the engine and the MCP SDK are imported on the worker, neve
     from hindsight_desktop.mcp.auth import ClientRegistry
     from hindsight_desktop.mcp.bridge_server import BridgeListener
     from hindsight_desktop.mcp.http_server import HttpServer
+
+log = logging.getLogger(__name__)
 
 # The options declared to take effect at the next start (config.py says when each one does): the engine
 # takes the others at once, and a new model is switched to by re-embedding on a worker.
@@ -132,6 +135,7 @@ class Backend(QObject):
         try:
             return HttpServer(engine, port, registry).start(), None
         except HindsightError as exc:  # a busy port must not stop the timeline from working
+            log.warning("MCP server not started on port %d: %s", port, exc)
             return None, str(exc)
 
     def _start_bridges(self, engine: Any) -> BridgeListener | None:
@@ -154,6 +158,7 @@ class Backend(QObject):
 
     def _open_failed(self, exc: BaseException) -> None:
         self.error = f"Memory could not be opened: {exc}"
+        log.error("memory could not be opened: %s", type(exc).__name__, exc_info=exc)
         self._set_state()
         self.open_failed.emit(exc)
 

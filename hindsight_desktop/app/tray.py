@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from hindsight_desktop import logs
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.activity import ClientsSeen
 from hindsight_desktop.app.backend import Backend
@@ -20,6 +21,13 @@ STATE_WORDS = {
     "maintenance": "maintenance running",
     "error": "needs attention",
 }
+
+
+def open_log_folder() -> None:
+    """The folder of the app's, `serve`'s and `mcp`'s log files, in the desktop's file manager."""
+    folder = logs.log_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
 def _names(names: tuple[str, ...], most: int = 4) -> str:
@@ -85,6 +93,8 @@ class Tray(QObject):
         m.addSeparator()
         self.act_settings = m.addAction("Settings…")
         self.act_settings.triggered.connect(self.open_settings)
+        self.act_log = m.addAction("Open log folder")
+        self.act_log.triggered.connect(open_log_folder)
         self.act_quit = m.addAction("Quit Hindsight Desktop")
         self.act_quit.triggered.connect(self.quit_requested)
 

@@ -7,12 +7,13 @@ so `hindsight-desktop --help` stays quick; a handler imports its heavy parts whe
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from hindsight_desktop import __version__
+from hindsight_desktop import __version__, logs
 from hindsight_desktop.cli import clients, doctor, inbox, key, maintenance, memory, model, portable, serve, sync
 from hindsight_desktop.cli.command import Command, add_commands
 from hindsight_desktop.cli.output import fail
@@ -33,6 +34,7 @@ def add_global_options(parser: argparse.ArgumentParser, *, top_level: bool) -> N
     default: dict[str, Any] = {} if top_level else {"default": argparse.SUPPRESS}
     group.add_argument("--data-dir", type=Path, help=f"where the memory file lives (or set {DATA_DIR_ENV})", **default)
     group.add_argument("--json", action="store_true", help="print machine-readable JSON", **default)
+    group.add_argument("--verbose", action="store_true", help="write more detail to the log file", **default)
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -59,11 +61,25 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.data_dir is not None:  # through the environment, so processes started from here use it too
         os.environ[DATA_DIR_ENV] = str(args.data_dir)
+    log = start_log(args)
     try:
         return args.run(args) or 0
     except HindsightError as exc:
+        log.info("%s failed: %s", args.command or "app", logs.describe_error(exc))
         fail(args, str(exc), exc.exit_code)
         return exc.exit_code
+    except Exception:
+        log.exception("%s stopped on an unexpected error", args.command or "app")
+        raise
+
+
+def start_log(args: argparse.Namespace) -> logging.Logger:
+    """The log file for this process: the app, `serve` and `mcp` each have theirs; other commands share one."""
+    command = args.command or "app"
+    logs.setup(command if command in ("app", "serve", "mcp") else "cli", verbose=getattr(args, "verbose", False))
+    log = logging.getLogger("hindsight_desktop.cli")
+    log.info("%s started (version %s, pid %d)", command, __version__, os.getpid())
+    return log
 
 
 if __name__ == "__main__":  # pragma: no cover

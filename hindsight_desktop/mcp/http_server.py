@@ -8,8 +8,8 @@ app, the tests and the load benchmark. Each request must arrive whole within a r
 from __future__ import annotations
 
 import errno
+import logging
 import socket
-import sys
 import threading
 import time
 
@@ -27,6 +27,8 @@ from hindsight_desktop.mcp.presence import Presence
 from hindsight_desktop.mcp.read_timeout import READ_TIMEOUT, timed_protocol
 from hindsight_desktop.mcp.server import build_server
 from hindsight_desktop.mcp.sessions import SessionLimits
+
+log = logging.getLogger(__name__)
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
@@ -107,7 +109,11 @@ def serve_http(engine: MemoryEngine, sock: socket.socket, registry: ClientRegist
     """Serve on a socket from `bind_loopback` until interrupted (Ctrl-C or SIGTERM)."""
     app = build_http_app(engine, registry)
     port = sock.getsockname()[1]
-    print(f"Hindsight Desktop MCP server: http://{LOOPBACK}:{port}{MCP_PATH}", file=sys.stderr, flush=True)
+    url = f"http://{LOOPBACK}:{port}{MCP_PATH}"
+    # The address is this command's output, printed at once: a script or service manager reading a pipe
+    # must not wait for a block buffer to fill.
+    print(f"Hindsight Desktop MCP server: {url}", flush=True)
+    log.info("serving MCP over HTTP on %s", url)
     _uvicorn(app).run(sockets=[sock])
 
 
@@ -148,9 +154,11 @@ class HttpServer:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise HindsightError("the MCP HTTP server did not start")
             time.sleep(0.02)
+        log.info("MCP server started on %s", self.url)
         return self
 
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
         self._sock.close()
+        log.info("MCP server on port %d stopped", self.port)

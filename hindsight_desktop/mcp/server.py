@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +21,8 @@ from hindsight_desktop.core.render import DATA_NOT_INSTRUCTIONS
 from hindsight_desktop.mcp.identity import Identity
 from hindsight_desktop.mcp.resources import MemoryResources
 from hindsight_desktop.mcp.tools import MemoryTools
+
+log = logging.getLogger(__name__)
 
 SERVER_NAME = "hindsight-desktop"
 
@@ -103,14 +107,18 @@ class MemoryServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        started = time.monotonic()
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
+            # The tool's name and the error's class only: an argument problem quotes the values sent.
+            log.info("tool %s refused (%s)", name, type(exc.__cause__ or exc).__name__)
             cause = exc.__cause__
             if not isinstance(cause, ValidationError):
                 raise
             # Keep the ValidationError as the cause: the SDK then logs field names only, never values.
             raise ToolError(f"Error executing tool {name}: invalid arguments: {argument_problems(cause)}") from cause
+        log.debug("tool %s answered in %.0f ms", name, (time.monotonic() - started) * 1000)
         if isinstance(result, CallToolResult):
             # What reaches the assistant carries no character a person cannot see (render.visible): the
             # structured copy too, where memory text and names travel as they were stored.
