@@ -455,6 +455,7 @@ class SyncService:
         records, _ = devices.read_all(cfg.folder, self._key(cfg))
         with self.store.read() as db:
             upto = sync_state.applied_upto(db)
+            own_seq = int(sync_state.get_local(db, "own_seq") or 0)
         removed = set(cfg.removed)
         for record in records.values():
             if record.device_id != cfg.device_id:
@@ -471,7 +472,10 @@ class SyncService:
                     "schema": r.format,
                     "removed": device in removed and not mine,
                     "left": r.left,
-                    "behind": 0 if mine else max(0, r.sent - upto.get(device, 0)),
+                    # Change files of this device that device has not applied yet (it lags), and
+                    # change files of that device not applied here yet.
+                    "behind": 0 if mine else max(0, own_seq - r.applied.get(cfg.device_id, 0)),
+                    "not_applied_here": 0 if mine else max(0, r.sent - upto.get(device, 0)),
                 }
             )
         return out

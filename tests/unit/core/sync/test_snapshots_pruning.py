@@ -42,6 +42,8 @@ def test_files_stay_while_a_device_lags_and_go_once_every_device_applied_them(th
         b.sync_now()
     kept = _own_change_files(folder, a)
     assert len(kept) >= 6  # c has applied none of them and was seen minutes ago: nothing pruned
+    lagging = {d["device_id"]: d for d in a.sync_devices()}[device_id(c)]
+    assert lagging["behind"] >= 6 and lagging["not_applied_here"] == 0
     c.sync_now()
     a.sync_now()
     left = _own_change_files(folder, a)
