@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import apsw
@@ -16,7 +16,7 @@ import numpy as np
 
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.index import keyword, keyword_stats
-from hindsight_desktop.core.recall import dates, fact_questions
+from hindsight_desktop.core.recall import dates, fact_questions, fusion
 from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
 from hindsight_desktop.core.recall.confidence import confidence
 from hindsight_desktop.core.recall.query import Query
@@ -42,8 +42,13 @@ NEAREST_KEPT = 5
 
 @dataclass(frozen=True)
 class RecallWeights:
-    """How much each signal counts. Similarity and keywords carry the meaning; the rest break ties."""
+    """How much each signal counts. Similarity and keywords carry the meaning; the rest break ties.
 
+    The final order is `fusion`'s, or else the fitted fusion of the question's language (fusion.py).
+    `vector`, `keyword`, `entity` and `fact` set the content score that linked hits spread; they and the
+    tie-breakers below are fusion.HAND_SET's weights, which the why panel shows shares of."""
+
+    fusion: fusion.Fusion | None = None
     vector: float = 0.50
     keyword: float = 0.30
     entity: float = 0.10
@@ -103,6 +108,9 @@ class Candidate:
     entity: float = 0.0
     link: float = 0.0
     fact: float = 0.0  # 1 when it is the active statement of a fact the question asks about
+    period: float = 0.0  # the date window's share of `entity`
+    vector_rank: float = 0.0  # fusion.rank_signal of its place in the vector order (0: no similarity)
+    keyword_rank: float = 0.0
     base: float = 0.0
 
 
@@ -111,10 +119,16 @@ class Candidate:
 _EMBEDDER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
 
 
-def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list[SearchHit]:
-    w = weights or RecallWeights()
-    now = parts.clock()
+def recall(
+    parts: Parts, q: Query, weights: RecallWeights | None = None, trace: list[dict[str, float]] | None = None
+) -> list[SearchHit]:
+    """The best `q.limit` memories for the query. `trace`, when given, receives every scored candidate's
+    signals (bench/fusion_fit.py fits the fusion on them)."""
     asked = dominant_language(q.text)
+    w = weights or RecallWeights()
+    if w.fusion is None:
+        w = replace(w, fusion=fusion.for_language(asked))
+    now = parts.clock()
     # The question's embedding runs beside the keyword, entity and date look-ups
     # (in SQLite): both release the GIL, so on two cores the search waits for the longer, not the sum.
     embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" else None
@@ -149,7 +163,8 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             else visible_hits(db, lambda k: parts.vectors.nearest(db, qvec, k, seen.hidden), pool, q.client)
         )
         found = set(vec_hits) | set(kw_hits) | set(ent_hits)
-        for rowid, score in dates.period_hits(db, periods, found, pool, q.client, seen.words.rows).items():
+        period_hits = dates.period_hits(db, periods, found, pool, q.client, seen.words.rows)
+        for rowid, score in period_hits.items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
         # "Who is my manager now?": the statement that currently holds it (fact_questions.py).
         named = any(kind == "person" for kind, _ in qentities)
@@ -171,6 +186,7 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             if top_cross > 0:
                 c.keyword = max(c.keyword, CROSS_WEIGHT * cross_hits.get(c.rowid, 0.0) / top_cross)
             c.entity = min(1.0, ent_hits.get(c.rowid, 0.0))
+            c.period = min(1.0, period_hits.get(c.rowid, 0.0))
             c.fact = 1.0 if c.rowid in fact_hits else 0.0
         if q.mode == "hybrid":
             _spread_links(parts, db, cands, q, w, qvec, now, asked)
@@ -182,7 +198,10 @@ def recall(parts: Parts, q: Query, weights: RecallWeights | None = None) -> list
             nearest = _nearest_in_meaning(cands.values()) if qvec is not None else set()
             fillers = {r for r in nearest if not _has_evidence(cands[r], floor)}
             cands = {r: c for r, c in cands.items() if r in fillers or _has_evidence(c, floor)}
+        _fill_ranks(cands.values())
         ranked = [_score(c, w, q.mode, now, parts.settings.recall_half_life_days) for c in cands.values()]
+        if trace is not None:
+            trace.extend(_signals(r) | {"rowid": r.cand.rowid} for r in ranked)
         _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
         ranked.sort(key=lambda r: -r.relevance)
         if q.mode == "hybrid" and w.repeat > 0:
@@ -354,26 +373,48 @@ def _content_score(c: Candidate, w: RecallWeights) -> float:
     return w.vector * c.vector + w.keyword * c.keyword + w.entity * c.entity + w.fact * c.fact
 
 
+def _fill_ranks(cands: Iterable[Candidate]) -> None:
+    """Each candidate's place in the vector and the keyword order, as fusion.rank_signal."""
+    pool = list(cands)
+    for attr, value in (("vector_rank", "vector"), ("keyword_rank", "keyword")):
+        placed = sorted((c for c in pool if getattr(c, value) > 0), key=lambda c: -getattr(c, value))
+        for place, c in enumerate(placed):
+            setattr(c, attr, fusion.rank_signal(place))
+
+
+def _signals(r: Ranked) -> dict[str, float]:
+    """The fusion's inputs (fusion.FEATURES) for one candidate."""
+    c = r.cand
+    return {
+        "vector": c.vector,
+        "keyword": c.keyword,
+        "entity": c.entity,
+        "period": c.period,
+        "fact": c.fact,
+        "link": c.link,
+        "recency": r.recency,
+        "access": r.access,
+        "importance": c.importance,
+        "pinned": 1.0 if c.pinned else 0.0,
+        "vector_rank": c.vector_rank,
+        "keyword_rank": c.keyword_rank,
+    }
+
+
 def _score(c: Candidate, w: RecallWeights, mode: str, now: datetime, half_life_days: float) -> Ranked:
     age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
     recency = math.exp(-math.log(2) * age_days / half_life_days)
     access = min(1.0, math.log1p(c.access_count) / math.log1p(50))
+    ranked = Ranked(cand=c, relevance=0.0, recency=recency, access=access)
     if mode == "vector":
-        relevance = c.vector
+        ranked.relevance = c.vector
     elif mode == "keyword":
-        relevance = c.keyword
+        ranked.relevance = c.keyword
     else:
-        relevance = (
-            _content_score(c, w)
-            + w.link * c.link
-            + w.recency * recency
-            + w.access * access
-            + w.importance * c.importance
-            + (w.pinned_bonus if c.pinned else 0.0)
-        )
+        ranked.relevance = (w.fusion or fusion.HAND_SET).score(_signals(ranked))
         if c.status == "superseded":
-            relevance *= w.superseded_factor
-    return Ranked(cand=c, relevance=relevance, recency=recency, access=access)
+            ranked.relevance *= w.superseded_factor
+    return ranked
 
 
 def _explain(r: Ranked) -> dict[str, float]:

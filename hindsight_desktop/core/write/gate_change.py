@@ -1,7 +1,7 @@
 """Is a text a changed version of a stored one? "The Golf is sold, we drive a BYD now" beside "we drive
 a white Golf": about the same thing (close in meaning, a subject word in common), not the same
 statement (other words, other values). The write gate keeps such a text whatever else it scores, and
-recall lists the newer of two such memories first (recall/conflicts.py)."""
+one that also says a change supersedes the memory it changes (write/writer.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,6 @@ from hindsight_desktop.core.write import gate_language as lang
 # and the wording not repeated, two texts are about the same thing said differently. Unrelated
 # memories of one person's life sit mostly below it, small talk well below it.
 RESTATES = 0.45
-# Closer still, two such texts are taken as two values of one attribute even when the newer does not
-# say that anything changed.
-SAME_ATTRIBUTE = 0.6
 # Subject terms of its own a text needs to say something other than a memory it is close to (a Chinese
 # word counts as its character pairs, so one new word is about two).
 NEW_WORDS = 2
