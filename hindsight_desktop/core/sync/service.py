@@ -21,9 +21,11 @@ import numpy as np
 
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import PairingCodeInvalid, SyncError, SyncFolderUnavailable, SyncNotSetUp
+from hindsight_desktop.core.identities import SYSTEM
 from hindsight_desktop.core.keys.keystore import KeyStore, KeystoreUnavailable
 from hindsight_desktop.core.store import sync_state
 from hindsight_desktop.core.store.database import Store
+from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.vectors import VectorIndex
 from hindsight_desktop.core.sync import crypto, devices, merge, outgoing, pairing, snapshots
 from hindsight_desktop.core.sync.devices import FORMAT, DeviceRecord
@@ -33,6 +35,7 @@ from hindsight_desktop.core.timeutil import to_db
 
 _EMBED_BATCH = 64
 _FOLDER_SEAL = crypto.Sealed("folder", "-", 0)
+SYNC_EVENT = "sync"  # the event of a batch of changes applied from other devices
 UNKNOWN_DEVICE = (
     "from a device that is not in this sync folder (no record of it here: if the sync service has not brought "
     "it yet, the next sync reads the file)"
@@ -313,6 +316,15 @@ class SyncService:
             if merged.purged:
                 _scrub_own(db, merged.purged)
                 sync_state.set_local(db, "snapshot_dirty", "1")
+            if merged.applied:
+                # One event per applied batch (counts only): what follows the event log (the app's views, a
+                # server's resource subscribers) hears of memories that arrived.
+                detail = {
+                    "applied": merged.applied,
+                    "from": sorted({d for d, _ in marks}),
+                    "purged": len(merged.purged),
+                }
+                log_event(db, to_db(parts.clock()), SYNC_EVENT, None, SYSTEM, detail)
         if merged.purged:
             self.store.checkpoint()  # no page of the purged text lingers in the WAL
         report.applied += merged.applied
@@ -430,6 +442,7 @@ class SyncService:
                 "last_error": None,
                 "refused": [],
                 "devices": [],
+                "incoming_dirs": [],
             }
         with self.store.read() as db:
             pending = sync_state.outbox_count(db) + len(sync_state.own_files(db, unwritten=True))
@@ -448,7 +461,14 @@ class SyncService:
             "last_error": error,
             "refused": last_report["refused"] if last_report else [],
             "devices": self.devices() if reachable else [],
+            # Where other devices' files arrive (the app watches these to sync when they change).
+            "incoming_dirs": self._incoming_dirs(cfg) if reachable else [],
         }
+
+    def _incoming_dirs(self, cfg: Config) -> list[str]:
+        changes = cfg.folder.root / "changes"
+        dirs = [changes] + [changes / d for d in cfg.folder.device_ids() if d != cfg.device_id]
+        return [str(d) for d in dirs]
 
     def devices(self) -> list[dict[str, Any]]:
         cfg = self._config()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from support.sync_folder import memory_state
+from support.sync_folder import device_id, memory_state
 
 from hindsight_desktop.config import Settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import NotFound
 from hindsight_desktop.core.sync.merge import CONFLICT_EVENT
+from hindsight_desktop.core.sync.service import SYNC_EVENT
 
 
 @pytest.fixture
@@ -47,6 +48,11 @@ def test_concurrent_edits_resolve_the_same_way_on_both_and_the_loser_is_kept_in_
         assert [e.detail["lost_content"] for e in lost] == ["The plumber comes on Wednesday morning"]
     a.sync_now()
     assert len([e for e in a.events(memory_id) if e.kind == CONFLICT_EVENT]) == 1  # kept once
+    batches = [e for e in b.events() if e.kind == SYNC_EVENT]  # what follows the event log hears of arrivals
+    assert batches and batches[0].memory_id is None and batches[0].detail["applied"] >= 1
+    assert "Thursday" not in str([e.detail for e in batches])  # counts only, never text
+    status = b.sync_status()
+    assert status["incoming_dirs"] and device_id(b) not in " ".join(status["incoming_dirs"])
 
 
 def test_an_edit_after_seeing_the_other_is_no_conflict(pair):
