@@ -263,7 +263,8 @@ def free_port() -> int:
 # How the server runs: extra environment, and Python run in the server before it starts (the bench's way
 # to fix llama.cpp's thread count or the interpreter's switch interval; neither is a product option).
 FIX_THREADS = (
-    "from hindsight_desktop.core.model import thread_choice\nthread_choice.ThreadChooser.choose = lambda self: {n}\n"
+    "from hindsight_desktop.core.model import thread_choice\n"
+    "thread_choice.ThreadChooser.choose = lambda self, waiting=0: {n}\n"
 )
 VARIANTS: dict[str, tuple[dict[str, str], str]] = {
     "auto": ({}, ""),

@@ -53,6 +53,8 @@ class Embedder:
         self.path = model_path
         self.model_id = f"{model_path.stem}:{sha256_file(model_path)[:12]}"
         self._lock = threading.Lock()
+        self._waiting = 0  # calls waiting for `_lock`: the thread choice serves a queue differently
+        self._waiting_lock = threading.Lock()
         self._closed = False
         self._threads = threads or min(4, os.cpu_count() or 2)
         self._threads_now = self._threads
@@ -115,14 +117,18 @@ class Embedder:
         prefix = self.prefixes[kind]
         cleaned = [prefix + t.strip() if t.strip() else prefix + " " for t in texts]
         rows: list = []
+        with self._waiting_lock:
+            self._waiting += 1
         with self._lock:
+            with self._waiting_lock:
+                self._waiting -= 1
             if self._closed:
                 raise ModelError(f"the model {self.path.name} was closed (the process is ending)")
             # A few texts per llama.cpp call: one big call makes it grow (and keep) buffers for every
             # sequence at once, and is slower per text than small groups (bench/NOTES.md).
             for start in range(0, len(cleaned), EMBED_GROUP):
                 group = cleaned[start : start + EMBED_GROUP]
-                threads = self._use_threads(self._chooser.choose())
+                threads = self._use_threads(self._chooser.choose(self._waiting))
                 started = time.perf_counter()
                 rows.extend(self._llm.embed(group, normalize=False, truncate=True))
                 self._chooser.record(threads, sum(len(t) for t in group), time.perf_counter() - started)

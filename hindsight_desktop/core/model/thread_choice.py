@@ -5,6 +5,10 @@ process keeps a core busy, the second thread waits for it and the same call take
 thread alone (bench/embed_threads.py, bench/NOTES.md). No fixed choice is right for both, so each
 choice is timed, the cheaper one is used, and the others are tried again now and then in case the
 machine has changed.
+
+That choice is about one call's time. When other calls queue for the model behind this one, the model is
+what every caller waits for and its throughput is what counts: then the most threads are used, which
+emptied the queue fastest under load (bench/mcp_load.py --variants auto,threads1,threads2).
 """
 
 from __future__ import annotations
@@ -30,9 +34,12 @@ class ThreadChooser:
         self._calls = 0
         self._lock = threading.Lock()
 
-    def choose(self) -> int:
+    def choose(self, waiting: int = 0) -> int:
+        """The thread count for the next call; `waiting`: how many other calls queue for the model."""
         with self._lock:
             self._calls += 1
+            if waiting > 0:
+                return self.options[-1]
             untried = [n for n, cost in self._cost.items() if cost is None]
             if untried:
                 return untried[-1]  # the most threads first: the likely winner on an idle machine

@@ -58,3 +58,12 @@ def test_bad_records_are_ignored() -> None:
     chooser.record(3, 50, 0.01)  # not an option
     chooser.record(2, 50, -1.0)  # a clock that went backwards
     assert chooser.choose() == 2  # still untried
+
+
+def test_a_queue_for_the_model_gets_the_most_threads() -> None:
+    """One call at a time follows the cheaper choice; calls waiting behind it get the most threads."""
+    chooser = ThreadChooser(4)
+    _feed(chooser, {1: 11.0, 2: 30.0, 4: 40.0}, 50)
+    assert chooser.best() == 1 and chooser.choose() == 1
+    assert chooser.choose(waiting=3) == 4
+    assert chooser.choose(waiting=0) == 1
