@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hindsight_desktop.cli.doctor_qt import check_qt_libraries
 from hindsight_desktop.cli.doctor_sync import check_sync
 from hindsight_desktop.config import DATA_DIR_ENV, Settings, default_data_dir, load_settings
 from hindsight_desktop.core.engine import MemoryEngine
@@ -73,7 +74,7 @@ def run_doctor(
         if opened is not None and opened is not engine:
             opened.close()
     port, running = check_port(settings.http_port)
-    findings += [port, check_keyring(data_dir)]
+    findings += [port, check_keyring(data_dir), check_qt_libraries()]
     findings += check_clients(data_dir, settings.http_port, running)
     return {"ok": all(f.ok for f in findings), "checks": [f.to_dict() for f in findings]}
 
