@@ -1,6 +1,7 @@
 """The memory commands: add, search, show, edit, forget, restore, link, stats. Each is its arguments,
 its handler (one engine call) and its printer, side by side. `add` and `search` need the model, so they
-go through the running server when there is one (output.person_call); the rest never load it."""
+go through the running server when there is one (output.person_call), as do `show` and `stats`, the
+most used of the rest; none of the rest loads the model."""
 
 from __future__ import annotations
 
@@ -84,14 +85,7 @@ def _id_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
-    on_engine(
-        args,
-        lambda engine: {
-            **engine.get(args.id).to_dict(),
-            "links": [link.to_dict() for link in engine.links(args.id)],
-            "history": [e.to_dict() for e in engine.events(args.id)],
-        },
-    )
+    person_call(args, "show", {"id": args.id})
 
 
 def _edit_arguments(p: argparse.ArgumentParser) -> None:
@@ -201,7 +195,7 @@ def _link(args: argparse.Namespace) -> None:
 
 
 def _stats(args: argparse.Namespace) -> None:
-    on_engine(args, lambda engine: engine.stats())
+    person_call(args, "stats", {})
 
 
 COMMANDS = (

@@ -61,8 +61,9 @@ def on_engine(
 def person_call(
     args: argparse.Namespace, name: str, params: dict[str, Any], human: Callable[[Any], None] | None = None
 ) -> None:
-    """A command that needs the model (mcp/cli_channel.py's CALLS): made by the server that runs for this
-    data folder (the app, `serve`, the shared one) when there is one, else here; printed alike."""
+    """A command of mcp/cli_channel.py's CALLS (those that need the model, and `show` and `stats`): made
+    by the server that runs for this data folder (the app, `serve`, the shared one) when there is one,
+    else here; printed alike."""
     from hindsight_desktop.cli import remote
     from hindsight_desktop.mcp.cli_channel import CALLS
 

@@ -1,4 +1,5 @@
-"""The person's own commands that need the embedding model (`add`, `search`, `why`), as calls on an engine.
+"""The person's own commands that need the embedding model (`add`, `search`, `why`), and the two most run
+ones that do not (`show`, `stats`), as calls on an engine.
 
 The command line runs them in its own process when no server runs for the data folder; when the app,
 `serve` or the shared background server runs, it sends them to that server over the bridge listener
@@ -50,9 +51,29 @@ def why(engine: Any, p: dict[str, Any]) -> dict[str, Any]:
     return engine.why(p["query"], p["memory_id"]).to_dict()
 
 
-CALLS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {"add": add, "search": search, "why": why}
+def show(engine: Any, p: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **engine.get(p["id"]).to_dict(),
+        "links": [link.to_dict() for link in engine.links(p["id"])],
+        "history": [e.to_dict() for e in engine.events(p["id"])],
+    }
+
+
+def stats(engine: Any, p: dict[str, Any]) -> dict[str, Any]:
+    return dict(engine.stats())
+
+
+# `show` and `stats` need no model, but a running server answers them without the command importing
+# the engine at all, which is most of what they cost in a process of their own.
+CALLS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+    "add": add,
+    "search": search,
+    "why": why,
+    "show": show,
+    "stats": stats,
+}
 # Calls that change nothing: one whose answer was lost may simply be made again.
-READ_ONLY = frozenset({"search", "why"})
+READ_ONLY = frozenset({"search", "why", "show", "stats"})
 
 
 def run(engine: Any, request: Any) -> dict[str, Any]:
