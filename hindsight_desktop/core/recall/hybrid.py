@@ -241,13 +241,18 @@ def _bring_successors(
     asked: str,
 ) -> None:
     """A superseded memory that qualifies brings in the memory that replaced it (to the end of the
-    chain), scored at least as high: "where do I live now?" must find the move, not only the old home."""
-    present = {r.cand.id for r in ranked}
-    owed = {
-        r.cand.superseded_by: r.relevance
-        for r in ranked
-        if r.cand.status == "superseded" and r.cand.superseded_by and r.cand.superseded_by not in present
-    }
+    chain), scored at least as high as the old one would score were it current: "where do I live now?"
+    must find the move, not only the old home, and a replacement that shares no word with the question
+    ("Emily went home; Daniel teaches her now") must not fall out with the old statement's halved score."""
+    by_id = {r.cand.id: r for r in ranked}
+    owed: dict[str, float] = {}
+    for r in ranked:
+        if r.cand.status == "superseded" and r.cand.superseded_by:
+            current = r.relevance / w.superseded_factor if w.superseded_factor > 0 else r.relevance
+            owed[r.cand.superseded_by] = max(owed.get(r.cand.superseded_by, 0.0), current)
+    for mid in [mid for mid in owed if mid in by_id]:  # already a candidate: lifted in place
+        by_id[mid].relevance = max(by_id[mid].relevance, owed.pop(mid))
+    present = set(by_id)
     for _ in range(8):  # a chain of replacements, followed a few links at most
         if not owed:
             return
