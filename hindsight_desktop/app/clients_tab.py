@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import Setup, client_kinds, install_client, setup_snippet
+from hindsight_desktop.app.token_place import token_place_words
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.core.clients import DEFAULT_POLICY, POLICIES, ClientBook
 
@@ -90,7 +91,7 @@ class ClientsTab(QWidget):
         buttons.addWidget(copy)
         buttons.addWidget(install)
         self.note = QLabel(
-            "Each assistant gets its own token, kept in the OS keyring. Copy set-up puts the "
+            "Each assistant gets its own token. Copy set-up puts the "
             "exact snippet on the clipboard; Install merges it into the client's config file "
             "(keeping a backup). Writes: on review, what a client proposes waits in the timeline's Inbox; "
             "read-only clients may search but not write. Standing instructions from any assistant wait for "
@@ -101,6 +102,9 @@ class ClientsTab(QWidget):
         layout.addWidget(self.table)
         layout.addLayout(buttons)
         layout.addWidget(self.note)
+        self.token_place = QLabel("")  # where the tokens really are: filled in by refresh()
+        self.token_place.setWordWrap(True)
+        layout.addWidget(self.token_place)
         self.token_created.connect(self._show_token)
         self.message.connect(self.note.setText)
         self.refresh()
@@ -119,6 +123,9 @@ class ClientsTab(QWidget):
 
     def refresh(self) -> Task | None:
         engine = self.backend.engine
+        self._registry_call(
+            lambda r: token_place_words(r.vault.backend_name()), done=self.token_place.setText, name="token place"
+        )
         return self._registry_call(
             lambda r: (r.list(), ClientBook.of(engine).policies() if engine is not None else {}),
             done=self._fill,

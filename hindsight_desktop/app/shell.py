@@ -14,6 +14,7 @@ from hindsight_desktop.app.activity import ActivityWatch
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import Setup, setup_snippet
 from hindsight_desktop.app.idle import IdleMonitor, IdleSource, system_idle_source
+from hindsight_desktop.app.port_busy import PortBusy, port_taken
 from hindsight_desktop.app.scheduler import MaintenanceScheduler
 from hindsight_desktop.app.state import AppPaths, AppState
 from hindsight_desktop.app.sync_scheduler import SyncScheduler
@@ -61,6 +62,7 @@ class Shell(QObject):
         self.state = AppState.load(paths.state_file)
         self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         self.tray = Tray(self.backend, self)
+        self.port_busy = PortBusy(self)  # a taken MCP port: a notification and a free port to use
         self._idle_source = idle_source
         self.idle = IdleMonitor(None if idle_source == AUTO else idle_source)  # type: ignore[arg-type]
         self.scheduler = MaintenanceScheduler(
@@ -243,7 +245,7 @@ class Shell(QObject):
             self.tray.notify("Memory tidied up", "Maintenance " + " and ".join(parts) + ".")
 
     def _state_changed(self, state: str) -> None:
-        if state == "error":
+        if state == "error" and not (self.backend.error is None and port_taken(self.backend)):  # PortBusy says it
             self.tray.notify("Hindsight Desktop needs attention", self.backend.error or self.backend.server_error or "")
 
     def _sync_state(self, state: str, detail: str) -> None:

@@ -13,6 +13,7 @@ from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
 from hindsight_desktop.app.inbox_view import InboxWatch, waiting_words, with_badge
+from hindsight_desktop.app.port_busy import server_words
 
 STATE_WORDS = {
     "starting": "starting…",
@@ -48,6 +49,7 @@ class Tray(QObject):
     def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.backend = backend
+        self.seen = ClientsSeen()  # the clients last shown
         self.messages: list[tuple[str, str]] = []  # every notification, newest last (shown or not)
         self.icon = QSystemTrayIcon(tray_icon("starting"), self)
         self.menu = QMenu()
@@ -110,7 +112,7 @@ class Tray(QObject):
     # ---- showing state --------------------------------------------------------------------------
     def show_state(self, state: str) -> None:
         self.icon.setIcon(with_badge(tray_icon(state), self.waiting))
-        detail = (self.backend.error or self.backend.server_error) if state == "error" else STATE_WORDS[state]
+        detail = (self.backend.error or server_words(self.backend)) if state == "error" else STATE_WORDS[state]
         self.icon.setToolTip(f"Hindsight Desktop: {detail}")
         self.act_status.setText(f"Hindsight Desktop: {detail}")
         ready = self.backend.is_ready
@@ -123,17 +125,21 @@ class Tray(QObject):
         if b.server is not None:
             text, tip = f"MCP server: running on port {b.server.port}", b.server.url
         elif b.server_error:
-            text, tip = "MCP server: stopped (port busy?)", b.server_error
+            text, tip = server_words(b), b.server_error
         elif b.is_ready and not b.serve:
             text = tip = "MCP server: off"
         else:
             text = tip = "MCP server: starting…"
         self.act_server.setText(text)
         self.act_server.setToolTip(tip)
+        self.show_clients(self.seen)  # a stopped server shows no one as connected
 
     def show_clients(self, seen: ClientsSeen) -> None:
         """ "Connected: a, b" for the clients active in the last few minutes (or holding a stream open)."""
-        if seen.connected:
+        self.seen = seen
+        if self.backend.serve and self.backend.is_ready and self.backend.server is None:
+            text = "Clients: cannot connect over HTTP while the MCP server is stopped"
+        elif seen.connected:
             text = f"Connected: {_names(seen.connected)}"
         elif seen.registered:
             text = "Connected: none right now"

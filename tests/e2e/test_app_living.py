@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
+from support.app import start_shell
+
+from hindsight_desktop.app.activity import ClientsSeen
+from hindsight_desktop.config import Settings
 
 
 class _Opened(QObject):
@@ -31,3 +36,63 @@ def test_the_tray_opens_the_log_folder(shell, tmp_path: Path, monkeypatch):
         QDesktopServices.unsetUrlHandler("file")
     assert [u.toLocalFile() for u in opened.urls] == [str(tmp_path / "logs")]
     assert (tmp_path / "logs").is_dir()
+
+
+def test_a_taken_port_is_explained_where_the_person_is_and_a_free_port_fixes_it(
+    qtbot, app_paths, embedder, token_store
+):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        app = start_shell(qtbot, app_paths, embedder, serve=True, settings=Settings(http_port=port))
+        try:
+            tray = app.tray
+            title = "Hindsight Desktop: MCP server stopped"
+            text = next(t for name, t in tray.messages if name == title)
+            assert f"Port {port} is used by another program" in text and "Settings" in text
+            assert "--port" not in text and "--port" not in tray.act_status.text()  # no CLI advice in the app
+            assert sum(t == title for t, _ in tray.messages) == 1 and not any(
+                t == "Hindsight Desktop needs attention" for t, _ in tray.messages
+            )  # one notification, not two
+            # Never "Connected: …" while the server is stopped, whatever the activity poll saw.
+            tray.show_clients(ClientsSeen(connected=("cursor",), registered=("cursor",)))
+            assert "Connected" not in tray.act_clients.text() and "stopped" in tray.act_clients.text()
+            # Clicking the notification opens Settings at the port.
+            tray.notify(title, text)  # the newest balloon is the one clicked
+            tray.icon.messageClicked.emit()
+            dialog = app.settings_dialog
+            assert dialog is not None and dialog.isVisible()
+            assert dialog.inputs["http_port"].widget.value() == port
+            # The tray offers the next free port; using it starts the server there and saves the setting.
+            offer = app.port_busy.action
+            assert offer.isVisible() and offer in tray.menu.actions()
+            free = app.port_busy.free_port
+            assert free is not None and free != port and str(free) in offer.text()
+            offer.trigger()
+            qtbot.waitUntil(lambda: app.backend.server is not None, timeout=30_000)
+            assert app.backend.server.port == free and app.backend.state != "error"
+            assert dialog.inputs["http_port"].widget.value() == free  # Save would not put the old one back
+            qtbot.waitUntil(lambda: Settings.load(app_paths.settings_file).http_port == free)
+            assert not offer.isVisible() and tray.act_server.text() == f"MCP server: running on port {free}"
+            tray.show_clients(ClientsSeen(connected=("cursor",), registered=("cursor",)))
+            assert tray.act_clients.text() == "Connected: cursor"
+        finally:
+            app.shutdown()
+
+
+def test_the_clients_tab_says_where_tokens_really_are(qtbot, shell):
+    # The tests keep tokens in the 0600 file (no keyring backend): the tab must say the file, not the keyring.
+    tab = shell.open_settings().clients
+    vault = shell.backend.registry.vault
+    qtbot.waitUntil(lambda: tab.token_place.text() != "")
+    assert str(vault.file) in tab.token_place.text() and "no OS keyring" in tab.token_place.text()
+    assert "keyring" not in tab.note.text()
+
+
+def test_keyring_words_name_the_backend():
+    from hindsight_desktop.app.token_place import token_place_words
+
+    assert token_place_words("OS keyring (SecretService Keyring)") == (
+        "Tokens are kept in the OS keyring (SecretService Keyring)."
+    )

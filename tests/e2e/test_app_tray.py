@@ -82,8 +82,8 @@ def test_busy_port_shows_the_error_state_and_the_timeline_still_works(qtbot, app
         try:
             assert app.backend.state == "error"
             assert "already in use" in app.backend.server_error
-            assert "already in use" in app.tray.icon.toolTip()
-            assert app.tray.messages and "in use" in app.tray.messages[-1][1]
+            assert f"port {port} is used by another program" in app.tray.icon.toolTip()
+            assert any(f"Port {port} is used by another program" in text for _, text in app.tray.messages)
             assert app.backend.engine.count() == 0  # memory itself works
         finally:
             app.shutdown()
