@@ -8,6 +8,7 @@ from typing import Any
 
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, emit, person_call
+from hindsight_desktop.cli.words import SCORES_WORDS, SIMILARITY_WORDS
 from hindsight_desktop.config import load_settings
 
 
@@ -65,9 +66,9 @@ def _print_why(r: dict[str, Any]) -> None:
             if r["layer"] == "working"
             else f"not among the {r['results']} results"
         )
-        print(f"5. similarity {similarity}; {where}" + (" (deep search)" if r["deep"] else ""))
+        print(f"5. similarity {similarity} ({SIMILARITY_WORDS}); {where}" + (" (deep search)" if r["deep"] else ""))
         if r["scores"]:
-            print("   scores: " + ", ".join(f"{k} {v:.3f}" for k, v in r["scores"].items()))
+            print(f"   {SCORES_WORDS}: " + ", ".join(f"{k} {v:.3f}" for k, v in r["scores"].items()))
     print(f"verdict: {r['verdict']}")
     if r["fix"]:
         print(f"fix: {r['fix']}")

@@ -10,6 +10,7 @@ from typing import Any
 
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import emit, on_engine, open_engine, person_call
+from hindsight_desktop.cli.words import print_forget, superseded_mark
 from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.records import LAYERS
 
@@ -75,6 +76,7 @@ def _print_search(result: dict[str, Any]) -> None:
     for i, hit in enumerate(result["results"], 1):
         print(
             f"{i}. [{hit['relevance']:.3f}] {hit['content']}  ({hit['type']}, {hit['occurred_at'][:10]}, {hit['id']})"
+            + superseded_mark(hit)
         )
         if "scores" in hit:
             print("   why: " + ", ".join(f"{k} {v:.3f}" for k, v in hit["scores"].items()))
@@ -143,6 +145,7 @@ def _forget(args: argparse.Namespace) -> None:
             query=args.query,
             purge=args.purge,
         ).to_dict(),
+        human=print_forget,
     )
 
 
