@@ -20,6 +20,7 @@ from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.charts import BarChart, ColumnChart, Tile
 from hindsight_desktop.app.icons import app_icon
+from hindsight_desktop.app.shortcuts_sheet import close_on_escape
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.core.records import MemoryFilter
 
@@ -84,6 +85,7 @@ class StatsWindow(QWidget):
         self.backend = backend
         self.data: StatsData | None = None
         self.setWindowTitle("Hindsight Desktop — Stats")
+        close_on_escape(self)
         self.setWindowIcon(app_icon())
         self.resize(1000, 760)
         self.tiles = {

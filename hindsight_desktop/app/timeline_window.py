@@ -32,8 +32,10 @@ from hindsight_desktop.app.filters import FilterBar, keep_hit, search_arguments
 from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.inbox_view import attach_inbox
 from hindsight_desktop.app.job_bar import JobBar
+from hindsight_desktop.app.keep_selection import neighbour_id, select_id
 from hindsight_desktop.app.memory_actions import MemoryActions
 from hindsight_desktop.app.search_model import SearchModel
+from hindsight_desktop.app.shortcuts_sheet import attach_shortcuts_sheet
 from hindsight_desktop.app.timeline_model import COLUMNS, MEMORY_ROLE, TimelineModel
 from hindsight_desktop.app.transfer_actions import TransferActions
 from hindsight_desktop.app.why_panel import WhyPanel
@@ -106,6 +108,8 @@ def _size_columns(header: QHeaderView, widths: tuple[int, ...]) -> None:
 
 
 class TimelineWindow(QMainWindow):
+    _select_after: str | None = None  # the memory a forget in progress leaves selected
+
     def __init__(
         self,
         backend: Backend,
@@ -238,6 +242,7 @@ class TimelineWindow(QMainWindow):
             self.act_settings = self._action("Settings", open_settings)
             bar.addAction(self.act_settings)
         self.inbox = attach_inbox(self, self.backend, bar)
+        self.act_shortcuts = attach_shortcuts_sheet(self, [self.timeline_view, self.search_view])
         self.addToolBar(bar)
 
     def _connect(self) -> None:
@@ -425,7 +430,9 @@ class TimelineWindow(QMainWindow):
             dialog.deleteLater()  # one dialog per edit; never left behind as the window's child
 
     def forget_selected(self) -> Task | None:
-        return self.actions_.forget([m.id for m in self.selected() if m.status == "active"])
+        ids = [m.id for m in self.selected() if m.status == "active"]
+        self._select_after = neighbour_id(self.current_view(), ids)  # selected again once they are gone
+        return self.actions_.forget(ids)
 
     def _memories_changed(self, memories: list[Memory]) -> None:
         for m in memories:
@@ -436,6 +443,9 @@ class TimelineWindow(QMainWindow):
         self._selection_changed()
         if any(self.timeline.matches(m) and not self.timeline.index_of(m.id).isValid() for m in memories):
             self.timeline.reload()  # a restored memory belongs in the list again
+        if self._select_after is not None:
+            select_id(self.current_view(), self._select_after)
+            self._select_after = None
 
     def _memories_removed(self, ids: list[str]) -> None:
         self.timeline.remove_ids(ids)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QUrl, Slot
-from PySide6.QtGui import QDesktopServices
-from support.app import start_shell
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import QApplication
+from support.app import seed, start_shell
 
 from hindsight_desktop.app.activity import ClientsSeen
+from hindsight_desktop.app.shortcuts_sheet import shortcuts_of
 from hindsight_desktop.config import Settings
 
 
@@ -96,3 +98,62 @@ def test_keyring_words_name_the_backend():
     assert token_place_words("OS keyring (SecretService Keyring)") == (
         "Tokens are kept in the OS keyring (SecretService Keyring)."
     )
+
+
+def _timeline(qtbot, shell):
+    window = shell.open_timeline()
+    qtbot.waitUntil(lambda: window.timeline.total is not None and not window.timeline.loading, timeout=20_000)
+    return window
+
+
+def test_esc_closes_the_stats_window(qtbot, shell):
+    stats = shell.open_stats()
+    qtbot.waitUntil(stats.isVisible)
+    stats.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is stats)
+    qtbot.keyClick(stats, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not stats.isVisible())
+
+
+def test_f1_and_question_mark_open_a_sheet_of_the_shortcuts_that_exist(qtbot, shell):
+    window = _timeline(qtbot, shell)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None)
+    sheet = window.shortcuts_sheet
+    keys = {keys for keys, _ in sheet.rows}
+    for wanted in ("Ctrl+F", "Esc", "Return", "Ctrl+P", "Del", "Shift+Del", "Ctrl+Z", "F1", "?"):
+        assert wanted in keys, (wanted, sorted(keys))
+    words = dict(sheet.rows)
+    assert "Archive" in words["Del"] and "Delete for good" in words["Shift+Del"]
+    if window.inbox is not None:  # the Inbox's own keys, when it is there
+        assert {"A", "R", "J", "K"} <= keys
+    # The sheet follows the actions: a shortcut added to the window shows up, none is listed that is not.
+    extra = QAction("Say hello", window)
+    extra.setShortcut(QKeySequence("Ctrl+Shift+H"))
+    window.addAction(extra)
+    assert ("Ctrl+Shift+H", "Say hello") in shortcuts_of(window)
+    sheet.close()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.timeline_view.setFocus()
+    qtbot.waitUntil(window.timeline_view.hasFocus)
+    qtbot.keyClick(window.timeline_view, "?")
+    qtbot.waitUntil(lambda: window.shortcuts_sheet is not sheet and window.shortcuts_sheet.isVisible())
+
+
+def test_after_a_forget_the_next_row_stays_selected(qtbot, shell):
+    ids = seed(shell.backend.engine)
+    window = _timeline(qtbot, shell)
+    window.go_to(ids[1])
+    assert window.selected_ids() == [ids[1]]
+    task = window.forget_selected()
+    qtbot.waitUntil(lambda: task.is_finished and not window.timeline.index_of(ids[1]).isValid())
+    assert window.selected_ids() == [ids[2]]  # the one below (older), as in a mail client
+    # At the end of the list, the one above.
+    last = ids[-1]
+    window.go_to(last)
+    task = window.forget_selected()
+    qtbot.waitUntil(lambda: task.is_finished and not window.timeline.index_of(last).isValid())
+    assert window.selected_ids() == [ids[-2]]
