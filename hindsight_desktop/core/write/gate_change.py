@@ -8,6 +8,7 @@ from __future__ import annotations
 import unicodedata
 
 from hindsight_desktop.core.text import overlap
+from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
 
 # At least this close (calibration.closeness: 0 unrelated, 1 identical), with a subject word in common
@@ -54,8 +55,20 @@ def says_changed(text: str) -> bool:
 
 def changed_neighbour(text: str, neighbours: list[tuple[str, float, str]]) -> str | None:
     """Of stored `neighbours` (id, closeness, text), the closest one `text` says has changed: it says a
-    change (`says_changed`) and is about the same thing (`about_same_thing`). None when there is none."""
+    change (`says_changed`), is about the same thing (`about_same_thing`) and may give it a new value
+    (`_new_value`). None when there is none."""
     if not says_changed(text):
         return None
-    fitting = [(c, mid) for mid, c, other in neighbours if about_same_thing(text, other, c)]
+    fitting = [(c, mid) for mid, c, other in neighbours if about_same_thing(text, other, c) and _new_value(text, other)]
     return max(fitting)[1] if fitting else None
+
+
+def _new_value(text: str, other: str) -> bool:
+    """Whether `text` may give `other` a new value: it names a number or a name `other` lacks, or it
+    names none ("I moved to Lisbon last year" beside "I live in Lisbon now" tells the same city).
+    Chinese text is not judged so: a name written against Chinese characters ("新外教Daniel") is not
+    found as one, and a lone numeral is mostly a measure word ("一辆", "一片")."""
+    if dominant_language(text) == "zh":
+        return True
+    mine = overlap.specifics(text)
+    return not mine or bool(mine - overlap.specifics(other))

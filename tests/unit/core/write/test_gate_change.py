@@ -62,3 +62,10 @@ def test_the_closest_changed_neighbour_is_the_one_replaced():
     assert changed_neighbour(text, neighbours) == "b"
     assert changed_neighbour("Mia takes judo on Fridays.", neighbours) is None  # no change said
     assert changed_neighbour(text, [("c", 0.8, "The boiler was serviced in spring.")]) is None
+
+
+def test_a_restatement_of_the_same_value_replaces_nothing():
+    # "moved to" is a change word, but the city is the one already stored.
+    stored = [("a", 0.8, "Our flat is in Lisbon, near the river.")]
+    assert changed_neighbour("We moved to a flat in Lisbon last year.", stored) is None
+    assert changed_neighbour("We moved to a flat in Porto last year.", stored) == "a"
