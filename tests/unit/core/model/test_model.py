@@ -28,13 +28,67 @@ def test_conversion_is_reproducible(model_dir, tmp_path):
     assert sha256_file(again) == sha256_file(ensure_default_model(model_dir))
 
 
-def test_corrupt_model_file_is_rebuilt(tmp_path):
-    path = ensure_default_model(tmp_path)
+def _private_cache(model_dir, tmp_path, monkeypatch):
+    """A cache of this test's own holding a copy of the session's converted model: the data folders
+    below share its file, and this test writes into it."""
+    import shutil
+
+    from hindsight_desktop.core.model import default_model
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for part in default_model.model_files(ensure_default_model(model_dir)):
+        shutil.copyfile(part, cache / part.name)
+        (cache / part.name).chmod(0o600)
+    monkeypatch.setattr(default_model, "machine_model_dir", lambda: cache)
+    return cache
+
+
+def test_corrupt_model_file_is_rebuilt(tmp_path, model_dir, monkeypatch):
+    _private_cache(model_dir, tmp_path, monkeypatch)
+    path = ensure_default_model(tmp_path / "data")
     with open(path, "r+b") as handle:
         handle.seek(1000)
         handle.write(b"garbage!")
-    rebuilt = ensure_default_model(tmp_path)
+    rebuilt = ensure_default_model(tmp_path / "data")
     assert Embedder(rebuilt).dim == 384
+
+
+def test_data_folders_share_the_one_converted_copy(tmp_path, model_dir, monkeypatch):
+    import shutil
+
+    from hindsight_desktop.core.model import default_model
+    from hindsight_desktop.core.model.default_model import checksum_file, model_files
+    from hindsight_desktop.core.model.e5_convert import tokenizer_file
+
+    cache = _private_cache(model_dir, tmp_path, monkeypatch)
+    cached = cache / DEFAULT_MODEL_FILE
+    first, second = (ensure_default_model(tmp_path / name / "models") for name in ("one", "two"))
+    # One file on disk, three names: the cache's and each data folder's (a hard link, not a copy).
+    assert first.stat().st_ino == second.stat().st_ino == cached.stat().st_ino and cached.stat().st_nlink == 3
+    assert tokenizer_file(first).stat().st_ino == tokenizer_file(cached).stat().st_ino
+    assert checksum_file(first).read_text() == checksum_file(cached).read_text()  # each folder has its own
+    assert first.stat().st_mode & 0o777 == 0o600
+    (cache / "elsewhere").mkdir()
+    loose = cache / "elsewhere" / DEFAULT_MODEL_FILE
+    for part in model_files(cached):
+        shutil.copyfile(part, loose.parent / part.name)  # 0644: others could read it
+    monkeypatch.setattr(default_model, "machine_model_dir", lambda: loose.parent)
+    copied = ensure_default_model(tmp_path / "three" / "models")
+    assert copied.stat().st_ino != loose.stat().st_ino and copied.stat().st_mode & 0o777 == 0o600  # copied, 0600
+    monkeypatch.setattr(default_model, "machine_model_dir", lambda: cache)
+    # The cache is safe to delete: each data folder keeps a whole model of its own.
+    shutil.rmtree(cache)
+    assert ensure_default_model(tmp_path / "one" / "models") == first and Embedder(first).dim == 384
+    # Damaged through any of its names, the file is caught by its checksum and rebuilt in each folder.
+    with open(second, "r+b") as handle:
+        handle.seek(1000)
+        handle.write(b"garbage!")
+    assert sha256_file(first) != checksum_file(first).read_text().split()[0]  # the damage reached both names
+    for folder in ("one", "two"):
+        path = ensure_default_model(tmp_path / folder / "models")
+        assert sha256_file(path) == checksum_file(path).read_text().split()[0]
+    assert sha256_file(first) == sha256_file(second) == sha256_file(ensure_default_model(model_dir))
 
 
 def test_embeddings_are_normalised_and_meaningful(embedder):
