@@ -76,7 +76,10 @@ def main(argv: list[str] | None = None) -> int:
 def start_log(args: argparse.Namespace) -> logging.Logger:
     """The log file for this process: the app, `serve` and `mcp` each have theirs; other commands share one."""
     command = args.command or "app"
-    logs.setup(command if command in ("app", "serve", "mcp") else "cli", verbose=getattr(args, "verbose", False))
+    process = command if command in ("app", "serve", "mcp") else "cli"
+    if getattr(args, "shared_server", False):  # the background server, apart from the bridges that start it
+        process = "mcp-server"
+    logs.setup(process, verbose=getattr(args, "verbose", False))
     log = logging.getLogger("hindsight_desktop.cli")
     log.info("%s started (version %s, pid %d)", command, __version__, os.getpid())
     return log

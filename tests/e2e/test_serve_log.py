@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from support.mcp import ServeProcess, call, cli, http_client, prepare_data_dir
+from support.mcp import ServeProcess, call, cli, http_client, prepare_data_dir, stdio_client
 
 # Words that appear nowhere but in what is written and searched for: none may reach a log file.
 SECRET_WORDS = ("quokkaberry", "zanzibarite")
@@ -67,5 +67,24 @@ def test_cli_commands_log_events_and_errors_not_content(tmp_path: Path, model_di
     assert bad.returncode != 0
     text = (logs / "cli.log").read_text(encoding="utf-8")
     assert "add started" in text and "search started" in text and "show failed" in text
+    for word in SECRET_WORDS:
+        assert word not in _all_logs(logs)
+
+
+def test_the_stdio_bridge_and_the_shared_server_log_apart_without_content(
+    tmp_path: Path, embedder, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
+    logs = tmp_path / "logs"
+    monkeypatch.setenv("HINDSIGHT_LOG_DIR", str(logs))
+    data_dir = prepare_data_dir(tmp_path / "data", model_dir)
+
+    async def scenario():
+        async with stdio_client(data_dir, "--client", "claude-code") as client:
+            await call(client, "memory_write", content=f"The wifi password hint is {SECRET_WORDS[0]}.")
+            await call(client, "memory_search", query=SECRET_WORDS[1])
+
+    anyio.run(scenario)
+    assert "mcp started" in (logs / "mcp.log").read_text(encoding="utf-8")
+    assert "mcp started" in (logs / "mcp-server.log").read_text(encoding="utf-8")  # the background server's own
     for word in SECRET_WORDS:
         assert word not in _all_logs(logs)
