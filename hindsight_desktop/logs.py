@@ -1,6 +1,7 @@
 """The log file: what the app, `serve` and `mcp` did and what went wrong, never what was remembered.
 
-One rotating file per process kind (`app.log`, `serve.log`, `mcp.log`) in the platform's log folder
+One rotating file per process kind (`app.log`, `serve.log`, `mcp.log` for the stdio bridges,
+`mcp-server.log` for the shared background server, `cli.log` for the other commands) in the platform's log folder
 (platformdirs' user log dir, or $HINDSIGHT_LOG_DIR). Only the program's own loggers (`hindsight_desktop.*`)
 write at INFO, or DEBUG with `--verbose`; third-party libraries write only warnings, because at lower
 levels some of them print request and response bodies, which would put memory text in the file.
