@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hindsight_desktop import logs
 from hindsight_desktop.cli.doctor_qt import check_qt_libraries
 from hindsight_desktop.cli.doctor_sync import check_sync
 from hindsight_desktop.config import DATA_DIR_ENV, Settings, default_data_dir, load_settings
@@ -74,7 +75,7 @@ def run_doctor(
         if opened is not None and opened is not engine:
             opened.close()
     port, running = check_port(settings.http_port)
-    findings += [port, check_keyring(data_dir), check_qt_libraries()]
+    findings += [port, check_keyring(data_dir), check_qt_libraries(), check_log_folder()]
     findings += check_clients(data_dir, settings.http_port, running)
     return {"ok": all(f.ok for f in findings), "checks": [f.to_dict() for f in findings]}
 
@@ -115,6 +116,14 @@ def check_model(data_dir: Path, settings: Settings, engine: MemoryEngine | None)
             "embed_ms": round(embedded * 1000, 1),
         },
     ), opened
+
+
+def check_log_folder() -> Finding:
+    """Where the app's, `serve`'s and `mcp`'s log files are: the first place to look when something failed."""
+    folder = logs.log_dir()
+    kept = sorted(p.name for p in folder.glob("*.log")) if folder.is_dir() else []
+    detail = f"{folder} ({', '.join(kept)})" if kept else f"{folder} (nothing logged yet)"
+    return Finding("log folder", True, detail, data={"path": str(folder), "files": kept})
 
 
 def server_url(port: int) -> str:

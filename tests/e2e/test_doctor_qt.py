@@ -102,3 +102,12 @@ def test_the_readme_lists_the_same_packages_per_family():
         needed = set(PACKAGES[family].values()) - {"libglib2.0-0", "libfreetype6", "glib2", "freetype", "freetype2"}
         needed -= {"libxcb1", "libxcb-render0", "libxcb-shm0", "libx11-6", "libX11"}  # every desktop has these
         assert needed <= listed, (family, needed - listed)
+
+
+def test_doctor_says_where_the_log_files_are(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HINDSIGHT_LOG_DIR", str(tmp_path / "logs"))
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "serve.log").write_text("")
+    found = {c["name"]: c for c in run_doctor(tmp_path / "data")["checks"]}["log folder"]
+    assert found["ok"] and found["detail"] == f"{tmp_path / 'logs'} (serve.log)"
