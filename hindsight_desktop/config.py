@@ -209,8 +209,8 @@ class Settings:
         True,
         section=PRIVACY,
         label="Hold assistants' standing instructions for my review",
-        help="On by default: a memory that tells assistants how to behave (\"always…\", \"never…\", \"from now "
-        "on…\"), written by an assistant, waits in the inbox until you approve it, even from an assistant you "
+        help='On by default: a memory that tells assistants how to behave ("always…", "never…", "from now '
+        'on…"), written by an assistant, waits in the inbox until you approve it, even from an assistant you '
         "trust. Facts, preferences, events and how-tos are not held.",
     )
     inbox_expire_days: int = setting(
