@@ -54,6 +54,12 @@ def one_line(text: str, limit: int = 400) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def full_text_tip(text: str) -> str:
+    """A memory's whole text for a tooltip: rich text, so Qt wraps it to the screen instead of
+    running one long line off its edge."""
+    return f'<p style="white-space: pre-wrap">{html.escape(text, quote=False)}</p>'
+
+
 def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 

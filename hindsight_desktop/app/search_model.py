@@ -87,7 +87,7 @@ class SearchModel(QAbstractTableModel):
         if role == ID_ROLE:
             return m.id
         if role == Qt.ItemDataRole.ToolTipRole and column == 1:
-            return fmt.one_line(m.content, 1200)
+            return fmt.full_text_tip(m.content)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return memory_style(m, role)

@@ -416,7 +416,7 @@ class TimelineModel(QAbstractTableModel):
         if role == ID_ROLE:
             return row[_ID]
         if role == _TOOLTIP and index.column() == 1:
-            return fmt.one_line(row[_CONTENT], 1200)
+            return fmt.full_text_tip(row[_CONTENT])
         if role == _ALIGNMENT and index.column() == 5:
             return _RIGHT
         return status_style(row[_STATUS], role)

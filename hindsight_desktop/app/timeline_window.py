@@ -46,7 +46,10 @@ if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs)
     from hindsight_desktop.core.engine import MemoryEngine
 
 SEARCH_LIMIT = 50
-WIDTHS = (86, 0, 92, 84, 118, 84)  # 0: the Memory column stretches
+WIDTHS = (56, 0, 88, 72, 104, 76)  # 0: the Memory column stretches; the rest fit their words
+# The list gets most of the window: memory text is what people read, the detail pane only its side.
+SPLIT = (4, 1)
+SPLIT_SIZES = (900, 320)
 
 
 _View = TypeVar("_View", bound=QAbstractItemView)
@@ -88,6 +91,7 @@ def _table() -> QTableView:
     view = _rows_view(_Rows())
     view.setShowGrid(False)
     view.setWordWrap(False)
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long memory ends in "…"; its tooltip has it all
     view.setTabKeyNavigation(False)
     view.setCornerButtonEnabled(False)
     view.horizontalHeader().setHighlightSections(False)
@@ -159,9 +163,10 @@ class TimelineWindow(QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.stack)
         split.addWidget(side)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([720, 500])
+        split.setStretchFactor(0, SPLIT[0])
+        split.setStretchFactor(1, SPLIT[1])
+        split.setSizes(list(SPLIT_SIZES))
+        self.split = split
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(10, 6, 10, 4)
