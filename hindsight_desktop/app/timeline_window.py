@@ -29,6 +29,7 @@ from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.detail_pane import DetailPane
 from hindsight_desktop.app.edit_dialog import EditDialog
 from hindsight_desktop.app.filters import FilterBar, keep_hit, search_arguments
+from hindsight_desktop.app.help_menu import attach_help
 from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.inbox_view import attach_inbox
 from hindsight_desktop.app.job_bar import JobBar
@@ -248,6 +249,8 @@ class TimelineWindow(QMainWindow):
             bar.addAction(self.act_settings)
         self.inbox = attach_inbox(self, self.backend, bar)
         self.act_shortcuts = attach_shortcuts_sheet(self, [self.timeline_view, self.search_view])
+        bar.addSeparator()
+        self.help_menu = attach_help(self, bar, self.act_shortcuts)
         self.addToolBar(bar)
 
     def _connect(self) -> None:

@@ -1,13 +1,15 @@
-"""The timeline window's layout and words: at its default size the memory text gets the room, and a
-long memory's tooltip holds all of it — through real widgets on the real engine."""
+"""The timeline window's layout and words: at its default size the memory text gets the room, a long
+memory's tooltip holds all of it, and the Help button leads to the shortcuts and the logs — through real
+widgets on the real engine."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QTextDocument
 from support.app import seed
 
 from hindsight_desktop.app.timeline_model import MEMORY_ROLE
+from hindsight_desktop.logs import LOG_DIR_ENV
 
 LONG = (
     "Our team agreed that the quarterly planning offsite moves from Lisbon to Porto because the venue in "
@@ -55,3 +57,38 @@ def test_search_results_tooltip_holds_the_full_text(qtbot, shell):
     task = window.run_search()
     qtbot.waitUntil(lambda: task.is_finished and window.results.rowCount() > 0, timeout=30_000)
     assert _plain(window.results.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)) == LONG
+
+
+class _Opened(QObject):
+    """Catches the file URLs Qt would hand to the desktop's file manager."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[QUrl] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url)
+
+
+def test_help_button_opens_the_shortcuts_sheet_and_the_log_folder(qtbot, shell, tmp_path, monkeypatch):
+    folder = tmp_path / "logs here"
+    monkeypatch.setenv(LOG_DIR_ENV, str(folder))
+    window = _window(qtbot, shell)
+    assert window.help_button.text() == "Help" and window.help_button.isVisible()
+    entries = {a.text(): a for a in window.help_menu.actions()}
+    assert list(entries) == ["Keyboard shortcuts", "Open log folder"]
+    assert entries["Keyboard shortcuts"].shortcut().toString() == "F1"
+    entries["Keyboard shortcuts"].trigger()
+    sheet = window.shortcuts_sheet
+    qtbot.waitUntil(sheet.isVisible)
+    assert ("Ctrl+F", "Find") in sheet.rows
+    sheet.close()
+    opened = _Opened()
+    QDesktopServices.setUrlHandler("file", opened, "open")
+    try:
+        entries["Open log folder"].trigger()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert [u.toLocalFile() for u in opened.urls] == [str(folder)]
+    assert folder.is_dir()  # made if missing, so the file manager has something to show
