@@ -24,7 +24,13 @@ def token_for(registry: Any, name: str) -> tuple[str, str | None]:
 
 
 def target(
-    registry: Any, data_dir: Path, port: int, kind_key: str, name: str | None = None
+    registry: Any,
+    data_dir: Path,
+    port: int,
+    kind_key: str,
+    name: str | None = None,
+    *,
+    config_dir: Path | None = None,
 ) -> tuple[Any, Any, str | None]:
     """(client kind, snippet target, warning) for one kind of client."""
     from hindsight_desktop.mcp import client_config
@@ -39,22 +45,25 @@ def target(
         client=client,
         data_dir=Path(data_dir).resolve(),
         command=client_config.launch_command(),
+        config_dir=Path(config_dir).resolve() if config_dir is not None else None,
     )
     return kind, where, warning
 
 
-def setup_snippet(registry: Any, data_dir: Path, port: int, kind_key: str) -> Setup:
+def setup_snippet(registry: Any, data_dir: Path, port: int, kind_key: str, *, config_dir: Path | None = None) -> Setup:
     from hindsight_desktop.mcp.client_config import snippet
 
-    kind, where, warning = target(registry, data_dir, port, kind_key)
+    kind, where, warning = target(registry, data_dir, port, kind_key, config_dir=config_dir)
     payload, note = snippet(kind, where)
     return Setup(payload, note, warning)
 
 
-def install_client(registry: Any, data_dir: Path, port: int, kind_key: str) -> list[Path]:
+def install_client(
+    registry: Any, data_dir: Path, port: int, kind_key: str, *, config_dir: Path | None = None
+) -> list[Path]:
     from hindsight_desktop.mcp.client_config import install
 
-    kind, where, _warning = target(registry, data_dir, port, kind_key)
+    kind, where, _warning = target(registry, data_dir, port, kind_key, config_dir=config_dir)
     return install(kind, where)
 
 

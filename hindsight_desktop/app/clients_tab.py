@@ -228,7 +228,9 @@ class ClientsTab(QWidget):
             self.refresh()
 
         return self._registry_call(
-            lambda r: setup_snippet(r, self.backend.paths.data_dir, port, kind_key),
+            lambda r: setup_snippet(
+                r, self.backend.paths.data_dir, port, kind_key, config_dir=self.backend.paths.config_dir
+            ),
             done=copied,
             name="make the snippet",
         )
@@ -242,5 +244,9 @@ class ClientsTab(QWidget):
             self.refresh()
 
         return self._registry_call(
-            lambda r: install_client(r, self.backend.paths.data_dir, port, kind_key), done=installed, name="install"
+            lambda r: install_client(
+                r, self.backend.paths.data_dir, port, kind_key, config_dir=self.backend.paths.config_dir
+            ),
+            done=installed,
+            name="install",
         )

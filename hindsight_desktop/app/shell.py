@@ -229,7 +229,7 @@ class Shell(QObject):
             self.tray.notify("Set-up copied", setup.note + (f"\n{setup.warning}" if setup.warning else ""))
 
         return self.workers.submit(
-            lambda: setup_snippet(registry, self.paths.data_dir, port, kind_key),
+            lambda: setup_snippet(registry, self.paths.data_dir, port, kind_key, config_dir=self.paths.config_dir),
             name="copy config",
             on_done=copied,
             on_error=self._error,

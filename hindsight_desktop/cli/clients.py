@@ -4,6 +4,7 @@ snippets and installs. Nothing here imports the MCP SDK."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, emit, warn
 from hindsight_desktop.cli.serve import checked_port, port_option
+from hindsight_desktop.config import default_config_dir
 from hindsight_desktop.mcp.client_config import KINDS  # a plain module: no SDK import
 
 
@@ -49,9 +51,17 @@ def _print_added(added: dict[str, Any]) -> None:
     print(added["token"])
     print(
         f"Client {added['name']!r} can now connect with this token (kept in {added['stored_in']}). "
-        f"`hindsight-desktop clients config CLIENT --name {added['name']}` prints the set-up.",
+        f"To set it up, run: {_config_command(added['name'])}",
         file=sys.stderr,
     )
+
+
+def _config_command(name: str) -> str:
+    """The command that prints the set-up for this client name: the kind is the name when it is one."""
+    if name in KINDS:
+        return f"hindsight-desktop clients config {name}"
+    kinds = ", ".join(sorted(KINDS))
+    return f"hindsight-desktop clients config CLIENT --name {shlex.quote(name)} (CLIENT: one of {kinds})"
 
 
 def _list(args: argparse.Namespace) -> None:
@@ -133,6 +143,7 @@ def _target(args: argparse.Namespace) -> tuple[Any, Any]:
         client=name,
         data_dir=Path(data_dir(args)).resolve(),
         command=client_config.launch_command(),
+        config_dir=default_config_dir().resolve(),
     )
 
 

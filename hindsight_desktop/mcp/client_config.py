@@ -38,6 +38,7 @@ class Target:
     client: str
     data_dir: Path
     command: list[str] = field(default_factory=list)
+    config_dir: Path | None = None  # the settings folder a stdio launch must read (None: leave it unset)
 
 
 @dataclass(frozen=True)
@@ -102,11 +103,13 @@ def _vscode_inputs(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stdio_entry(t: Target) -> dict[str, Any]:
-    return {
-        "command": t.command[0],
-        "args": [*t.command[1:], "mcp"],
-        "env": {"HINDSIGHT_DATA_DIR": str(t.data_dir), "HINDSIGHT_CLIENT": t.client},
-    }
+    env = {"HINDSIGHT_DATA_DIR": str(t.data_dir), "HINDSIGHT_CLIENT": t.client}
+    if t.config_dir is not None:
+        # Named always, not only when it differs from the default: the client launches the command with its
+        # own environment (another XDG_CONFIG_HOME, no HINDSIGHT_CONFIG_DIR), where "the default" may be
+        # another folder than the app's, and the stdio server would then run with other settings.
+        env["HINDSIGHT_CONFIG_DIR"] = str(t.config_dir)
+    return {"command": t.command[0], "args": [*t.command[1:], "mcp"], "env": env}
 
 
 KINDS: dict[str, ClientKind] = {

@@ -20,6 +20,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key, value in TEST_ENV.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("HINDSIGHT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HINDSIGHT_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no real `claude` found by accident
     (tmp_path / "home").mkdir()
@@ -37,6 +38,7 @@ def test_add_list_rotate_revoke(home: Path, tmp_path: Path, capsys):
     code, token, err = run(capsys, "clients", "add", "cursor")
     token = token.strip()
     assert code == 0 and token.startswith("hsd_") and len(token) > 40
+    assert "run: hindsight-desktop clients config cursor\n" in err  # the command itself, ready to paste
     # the fallback is announced, with why (the test env chooses the file)
     assert "HINDSIGHT_TOKEN_STORE=file" in err and "readable only by you" in err
     token_file = tmp_path / "data" / "client-tokens.json"
@@ -60,6 +62,8 @@ def test_add_list_rotate_revoke(home: Path, tmp_path: Path, capsys):
     assert run(capsys, "clients", "revoke", "cursor")[0] == 3  # nothing active to revoke
     assert "revoked" in run(capsys, "clients", "list")[1]
     assert run(capsys, "clients", "add", "bad name!")[0] == 2
+    err = run(capsys, "clients", "add", "laptop")[2]  # not a kind: the command says which kinds it takes
+    assert "clients config CLIENT --name laptop (CLIENT: one of claude-code, claude-desktop, cursor" in err
 
 
 def test_config_prints_exact_snippets(home: Path, tmp_path: Path, capsys):
@@ -87,9 +91,11 @@ def test_config_prints_exact_snippets(home: Path, tmp_path: Path, capsys):
 
     desktop = json.loads(run(capsys, "clients", "config", "claude-desktop")[1])["mcpServers"]["hindsight"]
     assert desktop["args"][-1] == "mcp" and Path(desktop["command"]).is_absolute()
+    # The settings folder is named too: the launched process must read the app's settings, not its own default.
     assert desktop["env"] == {
         "HINDSIGHT_DATA_DIR": str((tmp_path / "data").resolve()),
         "HINDSIGHT_CLIENT": "claude-desktop",
+        "HINDSIGHT_CONFIG_DIR": str((tmp_path / "config").resolve()),
     }
     notes = run(capsys, "clients", "config", "claude-desktop")[2]
     assert "%APPDATA%\\Claude" in notes and "LocalCache" in notes  # both Windows locations
