@@ -109,7 +109,7 @@ def test_copy_client_config_puts_a_working_snippet_on_the_clipboard(qtbot, shell
     assert shell.backend.registry.verify(token) == "cursor"
     assert shell.tray.messages[-1][0] == "Set-up copied"
     shell.tray.copy_actions["cursor"].trigger()  # the menu item does the same, reusing the token
-    qtbot.waitUntil(lambda: len(shell.tray.messages) == 2)
+    qtbot.waitUntil(lambda: [title for title, _ in shell.tray.messages].count("Set-up copied") == 2)
     again = json.loads(QGuiApplication.clipboard().text())
     assert again == snippet
 
