@@ -30,12 +30,23 @@ from hindsight_desktop.app.client_setup import Setup, client_kinds, install_clie
 from hindsight_desktop.app.token_place import token_place_words
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.core.clients import DEFAULT_POLICY, POLICIES, ClientBook
+from hindsight_desktop.core.identities import NO_AUTH_CLIENT
 
 POLICY_WORDS = {
     "auto": "auto: kept when worth keeping",
     "review": "review: waits in your inbox",
     "read-only": "read-only: may only search",
 }
+
+
+# Every writer the memory has seen, whatever its transport: token holders, and stdio names from their writes.
+COLUMNS = ("Client", "Status", "Connects", "Last active", "Writes")
+
+
+def _transport(name: str, has_token: bool) -> str:
+    if has_token:
+        return "HTTP (token)"
+    return "HTTP, no token" if name == NO_AUTH_CLIENT else "stdio"
 
 
 def _menu_button(text: str, parent: QWidget) -> tuple[QToolButton, QMenu]:
@@ -54,13 +65,12 @@ class ClientsTab(QWidget):
     def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.backend = backend
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Client", "Status", "Added", "Writes"])
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(1, 190)
-        header.resizeSection(2, 170)
-        header.resizeSection(3, 210)
+        for column, width in ((1, 170), (2, 110), (3, 150), (4, 210)):
+            header.resizeSection(column, width)
         self.policies: dict[str, str] = {}
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.setWordWrap(False)
@@ -126,26 +136,38 @@ class ClientsTab(QWidget):
         self._registry_call(
             lambda r: token_place_words(r.vault.backend_name()), done=self.token_place.setText, name="token place"
         )
-        return self._registry_call(
-            lambda r: (r.list(), ClientBook.of(engine).policies() if engine is not None else {}),
-            done=self._fill,
-            name="list clients",
-        )
 
-    def _fill(self, found: tuple[list[Any], dict[str, str]]) -> None:
-        records, self.policies = found
+        def found(r: Any) -> tuple[list[Any], dict[str, str], dict[str, Any]]:
+            book = ClientBook.of(engine) if engine is not None else None
+            return r.list(), book.policies() if book else {}, book.writers() if book else {}
+
+        return self._registry_call(found, done=self._fill, name="list clients")
+
+    def _fill(self, found: tuple[list[Any], dict[str, str], dict[str, Any]]) -> None:
+        records, self.policies, seen = found
         rows = [
-            (rec.name, "active" if rec.active else f"revoked {fmt.when(rec.revoked_at)}", fmt.when(rec.created_at))
+            (
+                rec.name,
+                "active" if rec.active else f"revoked {fmt.when(rec.revoked_at)}",
+                _transport(rec.name, True),
+                fmt.when(seen.get(rec.name)),
+                f"added {fmt.when(rec.created_at)}",
+            )
             for rec in records
         ]
         listed = {rec.name for rec in records}
-        # Names with a policy but no token: stdio processes started with --client NAME.
-        rows += [(name, "stdio (no token)", "") for name in sorted(self.policies) if name not in listed]
+        # The rest need no token: stdio processes started with their name, seen in their writes and
+        # searches, or named only by a policy set before they first wrote.
+        for name in sorted((set(seen) | set(self.policies)) - listed):
+            rows.append((name, "no token needed", _transport(name, False), fmt.when(seen.get(name)), ""))
         self.table.setRowCount(len(rows))
-        for row, cells in enumerate(rows):
-            policy = self.policies.get(cells[0], DEFAULT_POLICY)
-            for column, text in enumerate((*cells, POLICY_WORDS[policy])):
-                self.table.setItem(row, column, QTableWidgetItem(text))
+        for row, (name, status, transport, last, added) in enumerate(rows):
+            policy = self.policies.get(name, DEFAULT_POLICY)
+            for column, text in enumerate((name, status, transport, last, POLICY_WORDS[policy])):
+                item = QTableWidgetItem(text)
+                if added:
+                    item.setToolTip(added)
+                self.table.setItem(row, column, item)
 
     def set_policy(self, name: str, policy: str) -> Task | None:
         engine = self.backend.engine

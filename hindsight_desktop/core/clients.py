@@ -8,10 +8,12 @@ each change stamped here. The tokens themselves never reach the core (mcp/auth.p
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hindsight_desktop.config import DB_FILE
+from hindsight_desktop.core.identities import SYSTEM, imported_source, is_person
 from hindsight_desktop.core.store.clients import DEFAULT_POLICY, POLICIES, ClientRecord, ClientTable
 from hindsight_desktop.core.store.database import Store, utcnow
 
@@ -67,6 +69,15 @@ class ClientBook:
     def policies(self) -> dict[str, str]:
         """Client names whose policy is not auto."""
         return self._table.policies()
+
+    def writers(self) -> dict[str, datetime]:
+        """The assistants the memory has seen (over any transport: token holders and stdio names alike),
+        each with its last write, change or search; the person, the product and imports are left out."""
+        return {
+            name: at
+            for name, at in sorted(self._table.last_activity().items())
+            if not is_person(name) and name != SYSTEM and imported_source(name) is None
+        }
 
     def close(self) -> None:
         """Close the connection, the engine's too when shared: the registry's owner closes it last."""

@@ -123,3 +123,17 @@ class ClientTable:
         """Every client name with a policy other than auto."""
         with self.store.read() as db:
             return {str(n): str(p) for n, p in db.execute("SELECT name, policy FROM client_policies ORDER BY name")}
+
+    def last_activity(self) -> dict[str, datetime]:
+        """Every client name that has written, changed or searched anything, with when it last did."""
+        with self.store.read() as db:
+            rows = db.execute(
+                """
+                SELECT client, MAX(at) FROM (
+                    SELECT client, at FROM events
+                    UNION ALL SELECT client, created_at FROM memories
+                    UNION ALL SELECT client, at FROM searches
+                ) GROUP BY client
+                """
+            ).fetchall()
+        return {str(name): from_db(str(at)) for name, at in rows if at is not None}
