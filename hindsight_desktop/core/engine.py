@@ -372,9 +372,15 @@ class MemoryEngine:
         importance: float | None = None,
         pinned: bool | None = None,
         summary: str | None = None,
+        scope: str | None = None,
+        occurred_at: datetime | str | None = None,
     ) -> Memory:
-        """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed. The person
-        may edit any memory; any other client only what it wrote itself."""
+        """Change a memory; new content is redacted, re-extracted, re-embedded and re-indexed, a new date
+        (`occurred_at`, stored UTC) re-extracted and re-indexed. The person may edit any memory; any
+        other client only what it wrote itself, and never its scope (private or shared: who sees it is
+        the person's choice)."""
+        if scope is not None and client != PERSON:
+            raise InvalidInput("only the person can change a memory's scope (private or shared)")
         changes = editing.requested(
             self.settings.redact_personal_ids,
             content=content,
@@ -382,6 +388,8 @@ class MemoryEngine:
             importance=importance,
             pinned=pinned,
             summary=summary,
+            scope=scope,
+            occurred_at=occurred_at,
         )
         owner = None if client == PERSON else client
         return self._with_models(lambda: editing.edit(self.parts, memory_id, client, changes, self.clock(), owner))

@@ -200,7 +200,7 @@ def max_rowid(db: apsw.Connection) -> int:
 
 # ---- changes by hand (edit, restore) --------------------------------------------------------------
 
-EDITABLE = ("content", "summary", "type", "importance", "pinned", "entities")
+EDITABLE = ("content", "summary", "type", "importance", "pinned", "entities", "scope", "occurred_at")
 
 
 def update_fields(db: apsw.Connection, rowid: int, changes: dict[str, Any], at: str) -> None:

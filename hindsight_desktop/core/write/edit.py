@@ -22,7 +22,7 @@ from hindsight_desktop.core.store import relations
 from hindsight_desktop.core.store.events import edit_detail, log_event
 from hindsight_desktop.core.store.memories import load_memory, update_fields
 from hindsight_desktop.core.text.extract import extract_entities
-from hindsight_desktop.core.timeutil import to_db
+from hindsight_desktop.core.timeutil import from_db, parse_when, to_db
 
 
 def requested(
@@ -33,9 +33,11 @@ def requested(
     importance: float | None,
     pinned: bool | None,
     summary: str | None,
+    scope: str | None = None,
+    occurred_at: datetime | str | None = None,
 ) -> dict[str, Any]:
-    """The checked column values of an edit (texts redacted, `personal_ids` as the settings say);
-    InvalidInput when a value is bad or nothing is asked."""
+    """The checked column values of an edit (texts redacted, `personal_ids` as the settings say, the
+    date stored as UTC text); InvalidInput when a value is bad or nothing is asked."""
     changes: dict[str, Any] = {}
     if content is not None:
         changes["content"], _ = redact_secrets(validate.content(content), personal_ids)
@@ -48,8 +50,12 @@ def requested(
     if summary is not None:
         checked = validate.optional_text(summary, "summary", 2000)
         changes["summary"] = checked and redact_secrets(checked, personal_ids)[0]
+    if scope is not None:
+        changes["scope"] = validate.scope(scope)
+    if occurred_at is not None:
+        changes["occurred_at"] = to_db(parse_when(occurred_at, "occurred_at"))
     if not changes:
-        raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary")
+        raise InvalidInput("edit needs at least one of content, type, importance, pinned, summary, scope, occurred_at")
     return changes
 
 
@@ -58,7 +64,9 @@ def edit(
 ) -> Memory:
     """Apply checked changes (see `requested`) to one memory; the memory as it is afterwards. With an
     `owner`, only a memory that client wrote: another's private memory is not found, another's shared
-    one is refused (its words are not the editor's to change). Its scope is never an edit's."""
+    one is refused (its words are not the editor's to change). New content or a new date re-extracts
+    the entities (relative dates are read against the date) and re-indexes the words; only new content
+    is re-embedded."""
     changes = dict(requested)  # a retry after a model switch starts from what was asked
     vector = parts.embed([changes["content"]])[0] if "content" in changes else None
     with parts.store.write() as db:
@@ -68,15 +76,18 @@ def edit(
                 f"memory {before.id} was written by {before.client}, not by {owner}; a client may "
                 "edit only what it wrote"
             )
-        if "content" in changes:
-            entities = extract_entities(changes["content"], before.occurred_at)
+        if "content" in changes or "occurred_at" in changes:
+            text = changes.get("content", before.content)
+            when = from_db(changes["occurred_at"]) if "occurred_at" in changes else before.occurred_at
+            entities = extract_entities(text, when)
             changes["entities"] = json.dumps([asdict(e) for e in entities], ensure_ascii=False)
             keyword.delete(db, rowid)
             entity_index.unindex(db, rowid)
-            if before.layer != "working" and vector is not None:
-                keyword.add(db, rowid, changes["content"], [(e.kind, e.value) for e in entities], before.occurred_at)
-                parts.vectors.add(db, rowid, vector)
-                entity_index.index(db, rowid, entities, before.occurred_at)
+            if before.layer != "working":  # working memory is never indexed
+                keyword.add(db, rowid, text, [(e.kind, e.value) for e in entities], when)
+                entity_index.index(db, rowid, entities, when)
+                if vector is not None:
+                    parts.vectors.add(db, rowid, vector)
         update_fields(db, rowid, changes, to_db(now))
         log_event(db, to_db(now), "edit", memory_id, client, edit_detail(changes, before))
         return load_memory(db, memory_id)[1]
