@@ -139,5 +139,8 @@ def test_every_command_has_help_text_and_takes_json():
             ("clients", "revoke"): ["n"],
             ("clients", "config"): ["cursor"],
             ("clients", "install"): ["cursor"],
+            ("sync", "setup"): ["folder"],
+            ("sync", "join"): ["folder", "--code", "HS1-X"],
+            ("sync", "remove-device"): ["d"],
         }.get(path, [])
         assert parse([*path, *extra, "--json"]).json, path
