@@ -1,12 +1,16 @@
-"""Edit one memory's content, type and importance. Saving goes through `engine.edit` (re-embedded)."""
+"""Edit one memory's content, type, importance, scope and the date it happened. Saving goes through
+`engine.edit` (new content re-embedded; every change in the memory's history). The date is shown and
+edited in local time, to the minute; the engine stores it as UTC."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QDateTimeEdit,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -18,7 +22,18 @@ from PySide6.QtWidgets import (
 )
 
 from hindsight_desktop.app.filters import KNOWN_TYPES
-from hindsight_desktop.core.records import Memory
+from hindsight_desktop.core.records import SCOPES, Memory
+
+SCOPE_WORDS = {
+    "shared": "Shared: every assistant may recall it",
+    "private": "Private: only the assistant that wrote it (and you)",
+}
+DATE_FORMAT = "yyyy-MM-dd HH:mm"
+
+
+def _to_the_minute(value: datetime) -> datetime:
+    """A moment as the person reads it: local time, no seconds."""
+    return value.astimezone().replace(second=0, microsecond=0)
 
 
 class EditDialog(QDialog):
@@ -42,6 +57,15 @@ class EditDialog(QDialog):
         slider.setValue(round(memory.importance * 100))
         slider.valueChanged.connect(lambda v: self.importance.setValue(v / 100))
         self.importance.valueChanged.connect(lambda v: slider.setValue(round(v * 100)))
+        self.scope = QComboBox()
+        for scope in SCOPES:
+            self.scope.addItem(SCOPE_WORDS.get(scope, scope), scope)
+        self.scope.setCurrentIndex(self.scope.findData(memory.scope))
+        self.occurred = QDateTimeEdit()
+        self.occurred.setDisplayFormat(DATE_FORMAT)
+        self.occurred.setCalendarPopup(True)
+        self.occurred.setDateTime(QDateTime(_to_the_minute(memory.occurred_at).replace(tzinfo=None)))
+        self.occurred.setToolTip("When it happened, in your local time")
         row = QHBoxLayout()
         row.addWidget(slider, 1)
         row.addWidget(self.importance)
@@ -52,6 +76,8 @@ class EditDialog(QDialog):
         form.addRow("Content", self.content)
         form.addRow("Type", self.type)
         form.addRow("Importance", row)
+        form.addRow("Who sees it", self.scope)
+        form.addRow("Happened", self.occurred)
         form.addRow(buttons)
 
     def changes(self) -> dict[str, Any]:
@@ -65,4 +91,15 @@ class EditDialog(QDialog):
             out["type"] = kind
         if round(self.importance.value(), 2) != round(self.memory.importance, 2):
             out["importance"] = round(self.importance.value(), 2)
+        scope = self.scope.currentData()
+        if scope != self.memory.scope:
+            out["scope"] = scope
+        occurred = self.occurred_at()
+        if occurred != _to_the_minute(self.memory.occurred_at):
+            out["occurred_at"] = occurred.astimezone(UTC)
         return out
+
+    def occurred_at(self) -> datetime:
+        """The date field as an aware local moment (Qt gives the wall-clock time without a zone)."""
+        shown: datetime = self.occurred.dateTime().toPython()
+        return shown.replace(second=0, microsecond=0).astimezone()

@@ -208,7 +208,7 @@ class TimelineWindow(QMainWindow):
         self.act_find = self._action("Find", self.focus_search, QKeySequence.StandardKey.Find)
         self.act_clear = self._action("Clear search", self.clear_search, "Esc")
         self.act_edit = self._action(
-            "Edit…", self.edit_current, Qt.Key.Key_Return, True, "Edit content, type, importance (Enter)"
+            "Edit…", self.edit_current, Qt.Key.Key_Return, True, "Edit content, type, importance, scope, date (Enter)"
         )
         self.act_pin = self._action(
             "Pin", lambda: self.actions_.pin(self.selected()), "Ctrl+P", True, "Pin or unpin (Ctrl+P)"
