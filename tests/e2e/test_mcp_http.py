@@ -66,7 +66,7 @@ def test_tools_are_described_for_models(served):
     assert tools["memory_forget"].annotations.destructive_hint is True
     assert tools["memory_write"].annotations.read_only_hint is False
     write_args = tools["memory_write"].input_schema["properties"]
-    assert set(write_args) == {"content", "type", "importance", "metadata", "timestamp", "session_id", "scope"}
+    assert set(write_args) == {"content", "type", "importance", "metadata", "timestamp", "session_id", "scope", "used"}
     assert set(tools["memory_search"].input_schema["properties"]) == {
         "query",
         "limit",
@@ -74,6 +74,7 @@ def test_tools_are_described_for_models(served):
         "time_range_days",
         "deep",
         "explain",
+        "used",
     }
     assert set(tools["memory_forget"].input_schema["properties"]) == {
         "memory_id",
