@@ -36,18 +36,82 @@ def export_job(
     ids: list[str] | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Everything `filters` selects, or only `ids` when given (an export of the selection)."""
+    """Everything (`filters` None), what `filters` selects, or only `ids` when given (the selection)."""
     return engine.export(fmt, path, filters=filters, progress=progress, ids=ids or None)
+
+
+def export_sizes(engine: MemoryEngine, shown: MemoryFilter) -> tuple[int, int, int]:
+    """(memories in all, links in all, memories the timeline shows now): what the export dialog offers."""
+    numbers = engine.stats()
+    return int(numbers["memories"]), int(numbers["links"]), engine.count(shown)
 
 
 def import_job(engine: MemoryEngine, path: str, progress: Progress | None = None) -> ImportReport:
     return engine.import_file(path, progress=progress)
 
 
-def describe(result: Mapping[str, Any] | ImportReport, verb: str) -> str:
-    """A one-line account of the counts an export (a dict) or an import (a report) returned."""
-    data = result if isinstance(result, Mapping) else result.to_dict()
-    numbers = {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
-    if numbers:
-        return f"{verb}: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in numbers.items()) + "."
-    return f"{verb}."
+def preview_job(engine: MemoryEngine, path: str, progress: Progress | None = None) -> ImportReport | str:
+    """The dry run: the report of what the import would do, or why the file is refused (nothing changes)."""
+    from hindsight_desktop.core.errors import HindsightError
+
+    try:
+        return engine.import_file(path, dry_run=True, progress=progress)
+    except HindsightError as exc:
+        return str(exc)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def export_words(result: Mapping[str, Any]) -> str:
+    """What an export wrote, in plain words."""
+    parts = [_count(int(result.get("memories", 0)), "memory", "memories"), _count(int(result.get("links", 0)), "link")]
+    if "events" in result:
+        parts.append(_count(int(result["events"]), "history event"))
+    where = f" to {result['path']}" if result.get("path") else ""
+    return f"Exported {', '.join(parts)}{where}."
+
+
+def _are(n: int, would: bool) -> str:
+    return "would be" if would else ("was" if n == 1 else "were")
+
+
+def import_words(report: ImportReport) -> str:
+    """What an import did, or (a dry run) would do, in plain words."""
+    would = report.dry_run
+    lines = [
+        f"{'The file holds' if would else 'Read'} {_count(report.read, 'item')}.",
+        f"{_count(report.created, 'new memory', 'new memories')} {_are(report.created, would)} added.",
+    ]
+    if report.duplicates:
+        lines.append(f"{_count(report.duplicates, 'item')} repeat what your memory already holds: merged, not added.")
+    if report.skipped_existing:
+        lines.append(
+            f"{_count(report.skipped_existing, 'memory', 'memories')} already here (same id): left as they are."
+        )
+    if report.superseded:
+        n = report.superseded
+        lines.append(f"{_count(n, 'older statement')} {_are(n, would)} replaced by newer ones.")
+    if report.redactions:
+        n = report.redactions
+        lines.append(f"{_count(n, 'secret')} {_are(n, would)} hidden before storing.")
+    if report.reattributed:
+        lines.append(
+            f"{_count(report.reattributed, 'memory', 'memories')} name a writer this computer cannot confirm: "
+            "they are marked as imported."
+        )
+    if report.dangling_refs:
+        lines.append(
+            f"{_count(report.dangling_refs, 'memory', 'memories')} say a newer memory replaced them, but that one "
+            "is not in the file: they stay current."
+        )
+    if report.links or report.events:
+        lines.append(f"Also {_count(report.links, 'link')} and {_count(report.events, 'history event')}.")
+    if would:
+        lines.append("Nothing has been written yet.")
+    return "\n".join(lines)
+
+
+def refused_words(reason: str) -> str:
+    return f"This file cannot be imported: {reason}\nNothing was changed."

@@ -1,4 +1,6 @@
-"""Export and import from the timeline: the file dialogs, then a worker with progress and Cancel."""
+"""Export and import from the timeline. Export first says what it will write (everything, by default; or
+only what the timeline shows, or the selection); import first shows the dry run's account and writes only
+when the person says so. Both then run on a worker with progress and Cancel."""
 
 from __future__ import annotations
 
@@ -6,7 +8,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from hindsight_desktop.app import transfer
 from hindsight_desktop.app.backend import Backend
@@ -18,6 +30,39 @@ if TYPE_CHECKING:
     from hindsight_desktop.core.engine import ImportReport
 
 IMPORT_FILES = "Memory files (*.json *.jsonl *.md *.markdown *.txt);;All files (*)"
+EVERYTHING, SHOWN, SELECTED = "everything", "shown", "selected"
+
+
+class ExportChoice(QDialog):
+    """What the export will hold, said before the file is chosen: everything unless the person picks less."""
+
+    def __init__(self, sizes: tuple[int, int, int], selected: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export memories")
+        total, links, shown = sizes
+        self.options = {
+            EVERYTHING: QRadioButton(
+                f"Everything: {total:,} memories (history included), {links:,} links and the change history"
+            ),
+            SHOWN: QRadioButton(f"Only what the timeline shows now: {shown:,} memories (the current filter)"),
+        }
+        if selected > 1:
+            self.options[SELECTED] = QRadioButton(f"Only the {selected:,} selected memories")
+        self.options[EVERYTHING].setChecked(True)
+        group = QButtonGroup(self)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("What should the file hold?"))
+        for button in self.options.values():
+            group.addButton(button)
+            layout.addWidget(button)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        buttons.addButton("Choose file…", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def scope(self) -> str:
+        return next(key for key, button in self.options.items() if button.isChecked())
 
 
 class TransferActions(QObject):
@@ -35,36 +80,80 @@ class TransferActions(QObject):
         super().__init__(window)
         self.backend, self.window, self.job_bar = backend, window, job_bar
         self.filters, self.selection = filters, selection
+        self.choice: ExportChoice | None = None  # the open export question, if any
+        self.preview_box: QMessageBox | None = None  # the open import preview, if any
 
-    def export_dialog(self) -> Task | None:
+    def export_dialog(self) -> Task:
+        """Count what there is, then ask what to export (see `ExportChoice`)."""
+        shown = self.filters()
+        return self.backend.call(
+            transfer.export_sizes, shown, name="count", on_done=self._ask_scope, on_error=self._failed
+        )
+
+    def _ask_scope(self, sizes: tuple[int, int, int]) -> None:
+        chosen_ids = self.selection()
+        choice = self.choice = ExportChoice(sizes, len(chosen_ids), self.window)
+        choice.accepted.connect(lambda: self._pick_file(choice.scope(), chosen_ids))
+        choice.open()
+
+    def _pick_file(self, scope: str, chosen_ids: list[str]) -> Task | None:
         path, chosen = QFileDialog.getSaveFileName(
             self.window, "Export memories", "memories.json", ";;".join(transfer.FORMATS.values())
         )
         if not path:
             return None
-        chosen_ids = self.selection()
-        ids = chosen_ids if len(chosen_ids) > 1 else None
-        return self.export_to(path, transfer.format_for(path, chosen), ids)
+        ids = chosen_ids if scope == SELECTED else None
+        return self.export_to(path, transfer.format_for(path, chosen), ids, shown=scope == SHOWN)
 
-    def export_to(self, path: str, fmt_key: str, ids: list[str] | None = None) -> Task:
-        """Everything the current filters show, or only the given ids."""
+    def export_to(self, path: str, fmt_key: str, ids: list[str] | None = None, *, shown: bool = False) -> Task:
+        """Everything, or (`shown`) what the current filters show, or only the given ids."""
         task = self.backend.call(
             transfer.export_job,
             fmt_key,
             path,
-            self.filters(),
+            self.filters() if shown else None,
             ids,
             name="export",
             progress=True,
             on_error=self._failed,
-            on_done=lambda r: self.message.emit(transfer.describe(r, "Exported")),
+            on_done=lambda r: self.message.emit(transfer.export_words(r)),
         )
         self.job_bar.follow(task, f"Exporting to {path}…")
         return task
 
     def import_dialog(self) -> Task | None:
         path, _chosen = QFileDialog.getOpenFileName(self.window, "Import memories", "", IMPORT_FILES)
-        return self.import_from(path) if path else None
+        return self.preview(path) if path else None
+
+    def preview(self, path: str) -> Task:
+        """The dry run first: what the import would do (or why the file is refused); nothing is written."""
+        task = self.backend.call(
+            transfer.preview_job,
+            path,
+            name="preview the import",
+            progress=True,
+            on_done=lambda r: self._show_preview(path, r),
+            on_error=self._failed,
+        )
+        self.job_bar.follow(task, f"Reading {path}…")
+        return task
+
+    def _show_preview(self, path: str, report: ImportReport | str) -> None:
+        box = QMessageBox(self.window)
+        box.setWindowTitle("Import memories")
+        if isinstance(report, str):
+            box.setIcon(QMessageBox.Icon.Warning)
+            box.setText(transfer.refused_words(report))
+            box.setStandardButtons(QMessageBox.StandardButton.Close)
+            self.message.emit("Import refused; nothing was changed.")
+        else:
+            box.setText(f"Import {path}?")
+            box.setInformativeText(transfer.import_words(report))
+            box.addButton("Import", QMessageBox.ButtonRole.AcceptRole)
+            box.addButton(QMessageBox.StandardButton.Cancel)
+            box.accepted.connect(lambda: self.import_from(path))
+        self.preview_box = box
+        box.open()
 
     def import_from(self, path: str) -> Task:
         task = self.backend.call(
@@ -74,7 +163,7 @@ class TransferActions(QObject):
         return task
 
     def _imported(self, result: ImportReport) -> None:
-        self.message.emit(transfer.describe(result, "Imported"))
+        self.message.emit(transfer.import_words(result).replace("\n", " "))
         self.imported.emit()
         self.backend.memories_changed.emit()
 
