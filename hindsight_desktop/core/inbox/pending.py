@@ -10,35 +10,27 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from hindsight_desktop.core import validate
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import NotFound
 from hindsight_desktop.core.identities import PERSON
 from hindsight_desktop.core.inbox.policy import Hold
 from hindsight_desktop.core.records import PendingItem, WriteResult
-from hindsight_desktop.core.redact.records import redact_session_id, redact_tree
-from hindsight_desktop.core.redact.text import redact_secrets
 from hindsight_desktop.core.store import inbox as table
 from hindsight_desktop.core.store.events import log_event
 from hindsight_desktop.core.store.ids import content_hash
 from hindsight_desktop.core.text.extract import extract_entities, fact_key
 from hindsight_desktop.core.timeutil import to_db
-from hindsight_desktop.core.write.writer import WriteRequest, check_request, write
+from hindsight_desktop.core.write.writer import WriteRequest, prepare, write
 
 
 def propose(parts: Parts, request: WriteRequest, hold: Hold) -> WriteResult | None:
     """Keep a held write in the inbox (or join the same proposal already waiting). None when the client
     is on review but the gate would not keep the text anyway: the caller writes it as usual (working
     memory only), as it would for any client."""
-    req = check_request(request)
-    now = parts.clock()
-    occurred = req.occurred_at or now
-    validate.not_ahead(occurred, now, "timestamp")
-    personal = parts.settings.redact_personal_ids
-    text, redacted = redact_secrets(req.content, personal)
-    metadata, in_metadata = redact_tree(req.metadata or {}, personal)
-    session_id, in_session = redact_session_id(req.session_id, personal)
-    redactions = len(redacted) + len(in_metadata) + len(in_session)
+    prepared = prepare(parts, request)
+    req, text, redactions = prepared.req, prepared.text, prepared.redactions
+    now, occurred = prepared.now, prepared.occurred
+    metadata, session_id = req.metadata or {}, req.session_id
     entities = extract_entities(text, occurred)
     verdict = parts.scorer.score(text, importance=req.importance, entity_count=len(entities))
     kept_by_gate = verdict.passed or fact_key(text) is not None

@@ -79,7 +79,20 @@ def check_request(req: WriteRequest) -> WriteRequest:
     )
 
 
-def write(parts: Parts, request: WriteRequest) -> WriteResult:
+@dataclass
+class Prepared:
+    """A write as every kept form of it starts (a memory, or an inbox item): the request checked, with its
+    metadata and session id redacted; the content redacted; how many secrets were found; and its times."""
+
+    req: WriteRequest
+    text: str
+    redactions: int
+    now: datetime
+    occurred: datetime
+
+
+def prepare(parts: Parts, request: WriteRequest) -> Prepared:
+    """Check the request, refuse a time ahead of the clock, and redact everything that will be kept."""
     req = check_request(request)
     now = parts.clock()
     occurred = req.occurred_at or now
@@ -89,11 +102,15 @@ def write(parts: Parts, request: WriteRequest) -> WriteResult:
     # The metadata and the session id are stored too, so no secret may stay in them either.
     req.metadata, in_metadata = redact_tree(req.metadata or {}, personal)
     req.session_id, in_session = redact_session_id(req.session_id, personal)
-    redacted += in_metadata + in_session
-    entities = extract_entities(text, occurred)
-    vector = parts.embed([text])[0]  # the model runs before the write lock is taken
+    return Prepared(req, text, len(redacted) + len(in_metadata) + len(in_session), now, occurred)
+
+
+def write(parts: Parts, request: WriteRequest) -> WriteResult:
+    p = prepare(parts, request)
+    entities = extract_entities(p.text, p.occurred)
+    vector = parts.embed([p.text])[0]  # the model runs before the write lock is taken
     with parts.store.write() as db:
-        return _write_locked(parts, db, req, text, len(redacted), entities, vector, now, occurred)
+        return _write_locked(parts, db, p.req, p.text, p.redactions, entities, vector, p.now, p.occurred)
 
 
 def _write_locked(
