@@ -205,23 +205,6 @@ class Settings:
         help="Off by default: an assistant can purge (delete for good) only what it wrote, by id. Anything "
         "else it can only archive, and you can undo that from the timeline.",
     )
-    review_directives: bool = setting(
-        True,
-        section=PRIVACY,
-        label="Hold assistants' standing instructions for my review",
-        help='On by default: a memory that tells assistants how to behave ("always…", "never…", "from now '
-        'on…"), written by an assistant, waits in the inbox until you approve it, even from an assistant you '
-        "trust. Facts, preferences, events and how-tos are not held.",
-    )
-    inbox_expire_days: int = setting(
-        30,
-        low=1,
-        high=3650,
-        unit=" days",
-        section=PRIVACY,
-        label="Unreviewed proposals are rejected after",
-        help="What waits in the inbox longer than this is rejected and deleted; the inbox shows what expires soon.",
-    )
     idle_minutes: int = setting(
         10,
         low=1,
@@ -274,6 +257,24 @@ class Settings:
         help="On by default: the memory file is encrypted with a key kept in the OS keyring, and a plain file "
         "is encrypted at the next start. Off: a new memory file is made plain (an encrypted one stays "
         "encrypted).",
+    )
+    # Added with the inbox (issue 22): declared last, so a settings file keeps its order of keys.
+    review_directives: bool = setting(
+        True,
+        section=PRIVACY,
+        label="Hold assistants' standing instructions for my review",
+        help='On by default: a memory that tells assistants how to behave ("always…", "never…", "from now '
+        'on…"), written by an assistant, waits in the inbox until you approve it, even from an assistant you '
+        "trust. Facts, preferences, events and how-tos are not held.",
+    )
+    inbox_expire_days: int = setting(
+        30,
+        low=1,
+        high=3650,
+        unit=" days",
+        section=PRIVACY,
+        label="Unreviewed proposals are rejected after",
+        help="What waits in the inbox longer than this is rejected and deleted; the inbox shows what expires soon.",
     )
 
     def validate(self) -> Settings:

@@ -52,7 +52,7 @@ PREVIOUS_DEFAULTS = {
     "redact_personal_ids": False,
 }
 # Options added since that version: a file without them loads with their defaults, and saves them.
-ADDED_SINCE = {"encrypt_memory_file": True}
+ADDED_SINCE = {"encrypt_memory_file": True, "review_directives": True, "inbox_expire_days": 30}
 NUMBERS = [o for o in OPTIONS.values() if o.kind in (int, float)]
 SHOWN = [o for o in OPTIONS.values() if o.user_facing and o.name != "embedding_model"]  # the model has radios
 
