@@ -13,6 +13,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 from support.clock import FakeClock
+from support.keyrings import file_keyring  # noqa: F401  (registered as a fixture here: a real file keyring)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # A shared background server started by a test's `mcp` process exits soon after its last client.

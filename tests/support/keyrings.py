@@ -3,8 +3,10 @@ test's own, and a keyring that is there but locked, as Secret Service is before 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import KeyringLocked
 
@@ -38,3 +40,20 @@ class LockedKeyring(KeyringBackend):
 
     def delete_password(self, service: str, username: str) -> None:
         raise KeyringLocked("the collection is locked")
+
+
+@pytest.fixture
+def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[KeyringBackend]:
+    """keyrings.alt's PlaintextKeyring, a real keyring backend, under a home of the test's own; the keyring
+    the process had is put back afterwards."""
+    import keyring
+    from keyrings.alt.file import PlaintextKeyring
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    before = keyring.get_keyring()
+    backend = PlaintextKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(before)

@@ -8,26 +8,8 @@ import os
 import stat
 from pathlib import Path
 
-import pytest
-
 from hindsight_desktop.core.keys.keystore import KEY_FILE, SERVICE, KeyStore
 from hindsight_desktop.mcp.auth import TOKEN_FILE, TokenVault, new_token
-
-
-@pytest.fixture
-def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """keyrings.alt's PlaintextKeyring, a real keyring backend, under a home of the test's own."""
-    import keyring
-    from keyrings.alt.file import PlaintextKeyring
-
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    before = keyring.get_keyring()
-    backend = PlaintextKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
 
 
 def test_a_token_file_as_written_before_reads_back_and_is_rewritten_the_same_way(tmp_path: Path) -> None:

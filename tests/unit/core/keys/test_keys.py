@@ -17,22 +17,6 @@ from hindsight_desktop.core.store.database import Store
 SECRET = "the spare key is under the blue flowerpot"
 
 
-@pytest.fixture
-def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """keyrings.alt's PlaintextKeyring, a real keyring backend, under a home of the test's own."""
-    import keyring
-    from keyrings.alt.file import PlaintextKeyring
-
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    before = keyring.get_keyring()
-    backend = PlaintextKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
-
-
 def _fill(path: Path, *, encrypt: bool, rows: int = 50) -> None:
     store = Store(path, encrypt=encrypt)
     with store.write() as db:

@@ -4,7 +4,6 @@ the small test cost that HINDSIGHT_TEST_KDF=fast selects), a real file keyring, 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -22,20 +21,6 @@ def fast_kdf(monkeypatch: pytest.MonkeyPatch):
     passphrase._unlocked.clear()
     yield
     passphrase._unlocked.clear()
-
-
-@pytest.fixture
-def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    import keyring
-    from keyrings.alt.file import PlaintextKeyring
-
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / ".local" / "share"))
-    before = keyring.get_keyring()
-    backend = PlaintextKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(before)
 
 
 def _new_process() -> None:
