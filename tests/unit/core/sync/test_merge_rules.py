@@ -5,23 +5,10 @@ from __future__ import annotations
 import pytest
 from support.sync_folder import device_id, memory_state
 
-from hindsight_desktop.config import Settings
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.errors import NotFound
 from hindsight_desktop.core.sync.merge import CONFLICT_EVENT
 from hindsight_desktop.core.sync.service import SYNC_EVENT
-
-
-@pytest.fixture
-def pair(tmp_path, embedder, clock):
-    folder = tmp_path / "Sync"
-    folder.mkdir()
-    a = MemoryEngine(tmp_path / "a", settings=Settings(), embedder=embedder, clock=clock)
-    b = MemoryEngine(tmp_path / "b", settings=Settings(), embedder=embedder, clock=clock)
-    b.sync_join(folder, a.sync_setup(folder)["code"])
-    yield a, b
-    a.close()
-    b.close()
 
 
 def _both_ways(a: MemoryEngine, b: MemoryEngine) -> None:
