@@ -7,19 +7,25 @@ write at INFO, or DEBUG with `--verbose`; third-party libraries write only warni
 levels some of them print request and response bodies, which would put memory text in the file.
 Callers log events (started, stopped, a tool was called, an error's class and message), never content.
 
-Only the standard library and platformdirs are imported here, so every command can set it up cheaply.
+Several processes of one kind write one file at once (two assistants each start an `mcp` bridge; a CLI
+command runs while another does), so the handler is concurrent-log-handler's: each write and each rotation
+happens under an exclusive lock on a hidden lock file beside the log (`.__mcp.lock`), and a process that
+finds the file rotated by another reopens it instead of writing into the renamed one.
+
+Only the standard library, platformdirs and that handler are imported here, so every command can set it
+up cheaply.
 """
 
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import sys
 import time
 from pathlib import Path
 
 import platformdirs
+from concurrent_log_handler import ConcurrentRotatingFileHandler
 
 LOG_DIR_ENV = "HINDSIGHT_LOG_DIR"
 APP_LOGGER = "hindsight_desktop"
@@ -49,12 +55,15 @@ class _UtcFormatter(logging.Formatter):
         return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
 
 
-def make_handler(path: Path) -> logging.handlers.RotatingFileHandler:
-    """The rotating handler for one file, created with owner-only permissions (the folder too)."""
+def make_handler(path: Path) -> ConcurrentRotatingFileHandler:
+    """The rotating handler for one file, shared safely by every process of its kind; the files (the log,
+    its rotated copies and the lock file) are owner-only, and so is the folder."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
         path.touch(mode=0o600)
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    handler = ConcurrentRotatingFileHandler(
+        str(path), maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", chmod=0o600
+    )
     handler.setFormatter(_UtcFormatter(FORMAT))
     return handler
 

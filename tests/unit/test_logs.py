@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import logging.handlers
 from pathlib import Path
 
 import pytest
@@ -47,12 +46,12 @@ def test_verbose_adds_detail(log_folder: Path):
 def test_the_file_rotates_and_keeps_a_few(log_folder: Path):
     logs.setup("app")
     handler = logs._handler
-    assert isinstance(handler, logging.handlers.RotatingFileHandler)
+    assert isinstance(handler, logs.ConcurrentRotatingFileHandler)  # safe for several processes (e2e test)
     assert handler.maxBytes == logs.MAX_BYTES > 0 and handler.backupCount == logs.BACKUPS > 0
     handler.maxBytes = 300  # rotate after a few lines instead of a megabyte
     for n in range(60):
         logging.getLogger("hindsight_desktop.test").info("event number %d", n)
-    kept = sorted(p.name for p in log_folder.iterdir())
+    kept = sorted(p.name for p in log_folder.iterdir() if p.name != ".__app.lock")
     assert kept == ["app.log"] + [f"app.log.{i}" for i in range(1, logs.BACKUPS + 1)]
     assert "event number 59" in (log_folder / "app.log").read_text(encoding="utf-8")
 
