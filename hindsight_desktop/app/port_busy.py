@@ -2,7 +2,9 @@
 
 A notification names the cause and what to do; clicking it opens Settings at the port. The tray menu
 offers the next free port in one click (the setting is saved and the server restarted on it). The tray's
-lines never show clients as connected while the server is stopped.
+lines never show clients as connected while the server is stopped. Whenever the port changes (that
+action, or Settings), the client configs the app installed are pointed at the new address, and a
+notification says which were updated and which were left alone.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from hindsight_desktop.app.shell import Shell
 
 TITLE = "Hindsight Desktop: MCP server stopped"
+PORT_CHANGED = "Hindsight Desktop: MCP port changed"
 SEARCH_PORTS = 50  # how far past the taken port a free one is looked for
 
 
@@ -64,6 +67,9 @@ class PortBusy(QObject):
         tray.menu.insertAction(tray.act_clients, self.open_action)
         tray.icon.messageClicked.connect(self._message_clicked)
         self.backend.server_changed.connect(self.check)
+        self.port_seen = self.backend.settings.http_port
+        self.repoint_task: Any = None
+        self.backend.server_changed.connect(self.follow_port)
 
     def check(self) -> None:
         taken = port_taken(self.backend)
@@ -102,8 +108,18 @@ class PortBusy(QObject):
         if self.shell.settings_dialog is not None:  # built once: its port box must not save the old port back
             self.shell.settings_dialog.inputs["http_port"].widget.setValue(self.free_port)
         self.backend.workers.submit(settings.save, self.backend.paths.settings_file, name="save settings")
-        self.tray.notify(
-            "Hindsight Desktop: MCP port changed",
-            f"The MCP server now uses port {self.free_port}. Assistants set up for the old port need their "
-            "set-up again: Settings → Clients → Install.",
+
+    def follow_port(self) -> None:
+        """After a port change (whichever way it was made), re-point the installed client configs."""
+        port = self.backend.settings.http_port
+        if port == self.port_seen:
+            return
+        self.port_seen = port
+        from hindsight_desktop.mcp.client_ports import address, repoint, repoint_words
+
+        self.repoint_task = self.backend.workers.submit(
+            repoint,
+            address(port),
+            name="update client configs",
+            on_done=lambda outcome: self.tray.notify(PORT_CHANGED, repoint_words(port, outcome)),
         )
