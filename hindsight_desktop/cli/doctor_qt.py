@@ -181,3 +181,29 @@ def check_qt_libraries(
         # The commands work without them; only the app needs them, once a desktop session exists.
         return Finding(name, True, f"no graphical session here; {detail}", fix=fix, skipped=True, data=data)
     return Finding(name, False, detail, fix=fix, data=data)
+
+
+def uses_xcb() -> bool:
+    """Whether Qt will load its X11 plugin here: an X display and no Wayland one, or QT_QPA_PLATFORM=xcb."""
+    if not sys.platform.startswith("linux"):
+        return False
+    chosen = os.environ.get("QT_QPA_PLATFORM", "")
+    if chosen:
+        return chosen.startswith("xcb")
+    return bool(os.environ.get("DISPLAY")) and not os.environ.get("WAYLAND_DISPLAY")
+
+
+def why_the_app_cannot_start() -> str | None:
+    """Before Qt loads: the error to show when the X11 plugin Qt will use lacks system libraries (Qt's own
+    message names only one of them), with the command that installs them all; None when it can start."""
+    if not uses_xcb():
+        return None
+    finding = check_qt_libraries(graphical=True)
+    if finding.ok:
+        return None
+    missing = ", ".join(finding.data.get("missing", []))
+    return (
+        f"the desktop app cannot open its window: this system lacks {missing}. "
+        f"Install them with: {finding.fix}, then start the app again. "
+        "The commands (serve, mcp, search, …) work without them."
+    )

@@ -10,7 +10,7 @@ import sys
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import data_dir, open_engine, warn
 from hindsight_desktop.config import Settings, load_settings
-from hindsight_desktop.core.errors import InvalidInput
+from hindsight_desktop.core.errors import HindsightError, InvalidInput
 
 IDLE_EXIT_ENV = "HINDSIGHT_IDLE_EXIT"
 
@@ -132,6 +132,11 @@ def _stdio(args: argparse.Namespace) -> int:
 
 def app(args: argparse.Namespace) -> int:
     """The desktop app, or the help where no screen exists (exit 1)."""
+    from hindsight_desktop.cli.doctor_qt import why_the_app_cannot_start
+
+    cannot = why_the_app_cannot_start()
+    if cannot is not None:  # before Qt aborts with a message naming one library of several
+        raise HindsightError(cannot)
     from hindsight_desktop.app.main import start_from_cli  # Qt loads only for the app
     from hindsight_desktop.cli.registry import build_parser
 

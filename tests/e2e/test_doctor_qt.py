@@ -111,3 +111,36 @@ def test_doctor_says_where_the_log_files_are(tmp_path: Path, monkeypatch):
     (tmp_path / "logs" / "serve.log").write_text("")
     found = {c["name"]: c for c in run_doctor(tmp_path / "data")["checks"]}["log folder"]
     assert found["ok"] and found["detail"] == f"{tmp_path / 'logs'} (serve.log)"
+
+
+def test_the_app_names_every_missing_package_before_qt_loads(plugin_missing_icccm: Path, monkeypatch, capsys):
+    from hindsight_desktop.cli import doctor_qt
+    from hindsight_desktop.cli.registry import main
+
+    monkeypatch.setattr(doctor_qt, "xcb_plugin", lambda: plugin_missing_icccm)
+    monkeypatch.setattr(doctor_qt, "OS_RELEASE", plugin_missing_icccm.with_name("os-release"))
+    plugin_missing_icccm.with_name("os-release").write_text(UBUNTU)
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", ":99")
+    assert main([]) == 1
+    err = capsys.readouterr().err
+    assert "cannot open its window" in err and "libxcb-icccm.so.4" in err
+    assert "sudo apt install libxcb-icccm4" in err and "--" not in err  # the install command, no CLI flags
+
+
+def test_which_platform_qt_will_use(monkeypatch):
+    from hindsight_desktop.cli.doctor_qt import uses_xcb
+
+    for env, expected in (
+        ({"DISPLAY": ":0"}, True),
+        ({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}, False),
+        ({"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"}, False),
+        ({"QT_QPA_PLATFORM": "xcb"}, True),
+        ({}, False),
+    ):
+        for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        assert uses_xcb() is expected, env
