@@ -1,17 +1,19 @@
-"""Screenshots for the README: the timeline, the detail pane, search with its "why" panel, settings and
-stats, taken from real windows over a temporary memory filled with ~40 realistic sample memories.
+"""Screenshots of every view, in the light and the dark palette: the timeline with its detail pane, dimmed
+archived rows, search with its "why" panel, the inbox, the edit, export, import-preview, shortcuts and key
+dialogs, each settings tab, Diagnose and Stats. Taken from real windows over a temporary memory filled with
+~40 realistic sample memories, on Qt's offscreen platform (the same pixels with or without a desktop), with
+the app's own fixed light and dark palettes (app/theme.py), switched as the Appearance setting switches them.
 
-    python bench/screenshots.py [--out docs/screenshots]
+    python bench/screenshots.py [--out FOLDER] [--only light|dark]
 
-Runs on the desktop's display, else under Xvfb when it is installed (started here), else offscreen.
+Prints the folder (a new temporary one unless --out) and the files. Look at each pair: anything hard to
+read in one palette is a bug.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -117,6 +119,11 @@ SAMPLES = [
     (23, 9, "claude-code", "instruction", 0.6, "Prefer pathlib over os.path in new Python code."),
     (26, 17, "claude-desktop", "fact", 0.5, "周末常去植物园散步，秋天银杏很好看。"),
 ]
+# Written by an assistant as standing instructions: they wait in the inbox (review_directives).
+INBOX = [
+    "From now on, always answer me in British English and keep it under five sentences.",
+    "Never suggest force-pushing; always propose a revert commit instead.",
+]
 SEARCHES = [
     "when does my passport expire",
     "what do I drink in the morning",
@@ -177,22 +184,6 @@ def fill(data_dir: Path) -> Ids:
     return ids
 
 
-def _start_display() -> subprocess.Popen | None:
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return None
-    if shutil.which("Xvfb") is None:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        return None
-    proc = subprocess.Popen(
-        ["Xvfb", ":97", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(0.8)
-    os.environ["DISPLAY"] = ":97"
-    return proc
-
-
 def settle(app: object, qtbot_wait: float = 0.6) -> None:
     """Let workers report and windows paint."""
     end = time.monotonic() + qtbot_wait
@@ -210,12 +201,19 @@ def wait_for(app: object, condition: object, timeout: float = 30.0) -> None:
         raise RuntimeError("timed out waiting for the app")
 
 
-def shoot(out: Path, tmp: Path) -> list[Path]:
-    from PySide6.QtWidgets import QApplication
+def shoot(out: Path, tmp: Path, schemes: tuple[str, ...]) -> list[Path]:
+    from PySide6.QtWidgets import QApplication, QWidget
 
+    from hindsight_desktop.app.edit_dialog import EditDialog
     from hindsight_desktop.app.icons import app_icon
+    from hindsight_desktop.app.key_dialog import KeyProblemDialog
     from hindsight_desktop.app.shell import Shell
+    from hindsight_desktop.app.shortcuts_sheet import open_sheet
     from hindsight_desktop.app.state import AppPaths
+    from hindsight_desktop.app.theme import ThemeFollower
+    from hindsight_desktop.app.transfer_actions import ExportChoice
+    from hindsight_desktop.core.engine import MemoryEngine
+    from hindsight_desktop.core.errors import InvalidInput
     from hindsight_desktop.core.model.default_model import ensure_default_model
 
     os.environ.update({"HINDSIGHT_TOKEN_STORE": "file", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
@@ -225,62 +223,118 @@ def shoot(out: Path, tmp: Path) -> list[Path]:
     paths = AppPaths(tmp / "config", tmp / "data")
     ensure_default_model(paths.data_dir / "models")
     ids = fill(paths.data_dir)
+    sample_file = tmp / "from-another-computer.json"
+    ensure_default_model(tmp / "other" / "models")
+    with MemoryEngine(tmp / "other") as other:  # a small file to import: two new memories, one already here
+        for text in SAMPLES[3][5], "The garage door code changed to the blue fob.", "Mum's flight lands at 18:40.":
+            other.write(text, client="claude-desktop", explicit=True)
+        other.export("json", str(sample_file))
     shell = Shell(paths, serve=False, tray=True, idle_source=None)
+    shell.theme = ThemeFollower(schemes[0], app)  # as app/main.py does; switched below as Settings would
     shell.start()
     wait_for(app, lambda: shell.backend.is_ready)
-    for name in ("claude-code", "cursor", "claude-desktop"):
+    for name in ("cursor", "windsurf", "zed"):  # HTTP clients with tokens (the stdio ones come from their writes)
         shell.backend.registry.add(name)
+    for text in INBOX:  # standing instructions from an assistant wait for review
+        if not shell.backend.engine.write(text, client="chatgpt").pending:
+            raise RuntimeError(f"not held for review: {text}")
     written: list[Path] = []
-
-    def save(widget: object, name: str) -> None:
-        settle(app)
-        path = out / f"{name}.png"
-        widget.grab().save(str(path))  # type: ignore[attr-defined]
-        written.append(path)
-
     window = shell.open_timeline()
     window.resize(1440, 860)
     wait_for(app, lambda: window.timeline.total is not None and not window.timeline.loading)
-    save(window, "timeline")
-    window.go_to(ids["My passport"])
-    wait_for(app, lambda: window.detail.extras is not None)
-    save(window, "detail")
-    save(window.detail, "detail-pane")
-    window.search_field.setText("when is my next appointment")
-    window.run_search()
-    wait_for(app, lambda: window.searching)
-    save(window, "search-why")
-    window.clear_search()
-    dialog = shell.open_settings()
-    dialog.resize(660, 560)
-    save(dialog, "settings")
-    dialog.tabs.setCurrentIndex(1)
-    save(dialog, "settings-memory")
-    dialog.tabs.setCurrentIndex(2)
-    wait_for(app, lambda: dialog.clients.table.rowCount() == 3)
-    save(dialog, "settings-clients")
-    dialog.close()
-    stats = shell.open_stats()
-    stats.resize(1100, 960)
-    wait_for(app, lambda: stats.data is not None)
-    save(stats, "stats")
+
+    def take(scheme: str) -> None:
+        shell.theme.set_appearance(scheme)
+
+        def save(widget: QWidget, name: str) -> None:
+            settle(app)
+            path = out / f"{name}-{scheme}.png"
+            widget.grab().save(str(path))
+            written.append(path)
+
+        def dialog_shot(dialog: QWidget, name: str) -> None:
+            dialog.show()
+            save(dialog, name)
+            dialog.close()
+            dialog.deleteLater()
+
+        window.inbox.dock.hide()
+        window.clear_search()
+        window.filter_bar.reset()
+        wait_for(app, lambda: not window.timeline.loading)
+        window.go_to(ids["My passport"])
+        wait_for(app, lambda: window.detail.extras is not None)
+        save(window, "timeline-detail")
+        save(window.detail, "detail-pane")
+        window.filter_bar.status.setCurrentText("Any status")  # archived rows read dimmed
+        wait_for(app, lambda: not window.timeline.loading)
+        save(window.timeline_view, "timeline-any-status")
+        window.filter_bar.reset()
+        window.search_field.setText("when is my next appointment")
+        window.run_search()
+        wait_for(app, lambda: window.searching and window.results.rowCount() > 0)
+        window.search_view.setCurrentIndex(window.results.index(0, 0))
+        save(window, "search-why")
+        save(window.why, "why-panel")
+        window.clear_search()
+        window.inbox.dock.show()
+        wait_for(app, lambda: len(window.inbox.items) == len(INBOX))
+        save(window, "inbox")
+        window.inbox.dock.hide()
+        memory = shell.backend.engine.get(ids["Ana's birthd"])
+        dialog_shot(EditDialog(memory, window), "edit-dialog")
+        dialog_shot(ExportChoice((len(SAMPLES), 2, 30), 3, window), "export-choice")
+        window.transfer.preview_box = None
+        window.transfer.preview(str(sample_file))
+        wait_for(app, lambda: window.transfer.preview_box is not None)
+        save(window.transfer.preview_box, "import-preview")
+        window.transfer.preview_box.close()
+        sheet = open_sheet(window)
+        save(sheet, "shortcuts-sheet")
+        sheet.close()
+        key = KeyProblemDialog(paths.data_dir / "memory.db", "The key for this memory file is not in the keyring.")
+        key.field.setText("ABCD-EFGH")
+        key._say(InvalidInput("That recovery key does not open this memory file: check each group of four."))
+        dialog_shot(key, "key-dialog")
+        dialog_shot(KeyProblemDialog(paths.data_dir / "memory.db", "", passphrase=True), "key-dialog-passphrase")
+        settings = shell.open_settings()
+        settings.resize(720, 640)
+        for tab in range(settings.tabs.count()):
+            settings.tabs.setCurrentIndex(tab)
+            if settings.tabs.tabText(tab) == "Clients":
+                wait_for(app, lambda: settings.clients.table.rowCount() >= 3)
+            save(settings, "settings-" + settings.tabs.tabText(tab).lower().replace(" ", "-"))
+        settings.tabs.setCurrentIndex(0)
+        diagnose = settings.open_diagnose()
+        wait_for(app, lambda: diagnose.report is not None, timeout=120)
+        save(diagnose, "diagnose")
+        diagnose.close()
+        settings.close()
+        stats = shell.open_stats()
+        stats.resize(1100, 960)
+        wait_for(app, lambda: stats.data is not None)
+        save(stats, "stats")
+        stats.close()
+
+    for scheme in schemes:
+        take(scheme)
     shell.shutdown()
     return written
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("docs/screenshots"))
+    parser.add_argument("--out", type=Path, help="the folder for the PNG files (default: a new temporary one)")
+    parser.add_argument("--only", choices=("light", "dark"), help="one scheme instead of both")
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    display = _start_display()
-    try:
-        with tempfile.TemporaryDirectory(prefix="hd-shots-") as tmp:
-            for path in shoot(args.out, Path(tmp)):
-                print(path)
-    finally:
-        if display is not None:
-            display.terminate()
+    out = args.out or Path(tempfile.mkdtemp(prefix="hindsight-screenshots-"))
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the same pixels with or without a desktop
+    with tempfile.TemporaryDirectory(prefix="hd-shots-") as tmp:
+        written = shoot(out, Path(tmp), (args.only,) if args.only else ("light", "dark"))
+    print(f"{len(written)} screenshots in {out}")
+    for path in written:
+        print(f"  {path.name}")
     sys.exit(0)
 
 

@@ -66,6 +66,7 @@ MODEL = "Embedding model"
 RECALL = "Recall and remembering"
 FORGETTING = "Forgetting"
 PRIVACY = "Privacy"
+APPEARANCE = "Appearance"
 
 
 @dataclass
@@ -275,6 +276,14 @@ class Settings:
         section=PRIVACY,
         label="Unreviewed proposals are rejected after",
         help="What waits in the inbox longer than this is rejected and deleted; the inbox shows what expires soon.",
+    )
+    appearance: str = setting(
+        "system",
+        choices={"system": "Follow the system", "light": "Light", "dark": "Dark"},
+        section=APPEARANCE,
+        label="Colours",
+        help="Light or dark windows; Follow the system switches with your desktop's setting, also while the app "
+        "runs.",
     )
 
     def validate(self) -> Settings:

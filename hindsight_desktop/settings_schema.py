@@ -62,6 +62,7 @@ class Option:
     decimals: int = 2
     step: float = 1.0
     zero_means: str | None = None  # shown instead of 0 (0 means "no limit" and the like)
+    choices: Mapping[str, str] = field(default_factory=dict)  # a text option's only values and their labels
 
     @property
     def user_facing(self) -> bool:
@@ -100,6 +101,8 @@ class Option:
         if self.kind is str:
             if not isinstance(value, str):
                 raise InvalidInput(f"{self.name} must be text{' or null' if self.optional else ''}, got {value!r}")
+            if self.choices and value not in self.choices:
+                raise InvalidInput(f"{self.name} must be one of {', '.join(self.choices)}, got {value!r}")
             return value
         if self.kind is dict:
             return self._check_dict(value)
@@ -153,6 +156,7 @@ def setting(
     decimals: int = 2,
     step: float = 1.0,
     zero_means: str | None = None,
+    choices: Mapping[str, str] | None = None,
 ) -> Any:
     """A dataclass field that declares one option (see `Option` for the arguments)."""
     declared = {
@@ -170,6 +174,7 @@ def setting(
         "decimals": decimals,
         "step": step,
         "zero_means": zero_means,
+        "choices": MappingProxyType(dict(choices or {})),
     }
     metadata = {_KEY: MappingProxyType(declared)}
     if isinstance(default, dict | list):

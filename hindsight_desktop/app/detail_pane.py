@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QEvent, QUrl, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
@@ -187,7 +187,8 @@ class DetailPane(QWidget):
     def show_memory(self, memory: Memory | None) -> None:
         self.memory, self.extras = memory, None
         if memory is None:
-            self.browser.setHtml("<p style='color:gray'>Select a memory to see it in full.</p>")
+            muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+            self.browser.setHtml(f"<p style='color:{muted}'>Select a memory to see it in full.</p>")
             return
         self._render()
         wanted = memory.id
@@ -199,6 +200,15 @@ class DetailPane(QWidget):
             on_error=lambda exc: None,
         )
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        # The page's colours are written into its HTML: a light/dark switch must write it again.
+        if event.type() == QEvent.Type.PaletteChange:
+            if self.memory is None:
+                self.show_memory(None)
+            else:
+                self._render()
+        super().changeEvent(event)
+
     def _extras(self, memory_id: str, extras: Extras) -> None:
         if self.memory is not None and self.memory.id == memory_id:
             self.extras = extras
@@ -208,7 +218,7 @@ class DetailPane(QWidget):
         assert self.memory is not None
         pal = self.palette()
         muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
-        accent = pal.color(QPalette.ColorRole.Highlight).name()
+        accent = pal.color(QPalette.ColorRole.Link).name()
         scroll = self.browser.verticalScrollBar().value()
         self.browser.setHtml(render_html(self.memory, self.extras, muted, accent))
         self.browser.verticalScrollBar().setValue(scroll)

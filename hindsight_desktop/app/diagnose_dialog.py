@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtGui import QBrush, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,11 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from hindsight_desktop import __version__
+from hindsight_desktop.app import theme
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
-
-FAIL_COLOUR = "#B91C1C"
 
 
 def state_of(check: dict[str, Any]) -> str:
@@ -115,7 +114,7 @@ class DiagnoseDialog(QDialog):
         for check in report["checks"]:
             item = QListWidgetItem("\n".join(check_lines(check)))
             if state_of(check) == "FAIL":
-                item.setForeground(QBrush(QColor(FAIL_COLOUR)))
+                item.setForeground(QBrush(theme.error_colour(self.checks.palette())))
             self.checks.addItem(item)
         failed = sum(state_of(c) == "FAIL" for c in report["checks"])
         self.status.setText(

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hindsight_desktop.app import fmt
+from hindsight_desktop.app import fmt, theme
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.core.records import PendingItem
 
@@ -109,13 +109,13 @@ def with_badge(icon: QIcon, count: int, size: int = 64) -> QIcon:
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     disc = QRectF(size * 0.42, 0, size * 0.58, size * 0.58)
     painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QColor("#d93025"))
+    painter.setBrush(QColor(theme.BADGE_RED))  # white reads on it in light and dark
     painter.drawEllipse(disc)
     font = QFont()
     font.setBold(True)
     font.setPixelSize(int(size * (0.36 if count < 10 else 0.28)))
     painter.setFont(font)
-    painter.setPen(QColor("white"))
+    painter.setPen(QColor(theme.BADGE_TEXT))
     painter.drawText(disc, Qt.AlignmentFlag.AlignCenter, str(count) if count < 100 else "99+")
     painter.end()
     return QIcon(pixmap)

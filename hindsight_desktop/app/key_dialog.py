@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from hindsight_desktop.app import theme
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.keys import manage
 
@@ -43,7 +44,7 @@ class KeyProblemDialog(QDialog):
         self.field.setEchoMode(QLineEdit.EchoMode.Password)  # either opens the memory: not for onlookers
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b00020")
+        self.error.setStyleSheet(f"color: {theme.error_colour(self.palette()).name()}")
         self.error.hide()
         buttons = QDialogButtonBox()
         self.unlock_button = QPushButton("Unlock")

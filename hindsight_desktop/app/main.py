@@ -20,6 +20,7 @@ from hindsight_desktop.app.icons import app_icon
 from hindsight_desktop.app.instance import SingleInstance
 from hindsight_desktop.app.shell import Shell
 from hindsight_desktop.app.state import AppPaths
+from hindsight_desktop.app.theme import ThemeFollower
 from hindsight_desktop.config import Settings
 from hindsight_desktop.core.errors import InvalidInput
 
@@ -61,7 +62,9 @@ def run(
         return 0
     collector = MainThreadCollector(app)  # before any worker thread starts (collector.py says why)
     collector.start()
-    shell = Shell(paths, _settings(paths), **shell_options)
+    settings = _settings(paths)
+    shell = Shell(paths, settings, **shell_options)
+    shell.theme = ThemeFollower(settings.appearance, app)  # light or dark before the first window shows
     instance.activated.connect(shell.open_timeline)
     shell.backend.ready.connect(settle_collector)
     shell.start()

@@ -15,6 +15,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -41,7 +42,7 @@ from hindsight_desktop.app.privacy_tab import PrivacyTab
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.sync_tab import SyncTab
 from hindsight_desktop.app.workers import Task
-from hindsight_desktop.config import FORGETTING, MODEL, OPTIONS, PRIVACY, RECALL, SERVER, Settings
+from hindsight_desktop.config import APPEARANCE, FORGETTING, MODEL, OPTIONS, PRIVACY, RECALL, SERVER, Settings
 from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.settings_schema import Effect, Option
 
@@ -85,6 +86,12 @@ class OptionInput:
             check = QCheckBox(option.label)
             check.setChecked(value)
             self.boxes[""], self.rows = check, [(None, check)]
+        elif option.choices:
+            combo = QComboBox()
+            for choice, label in option.choices.items():
+                combo.addItem(label, choice)
+            combo.setCurrentIndex(combo.findData(value))
+            self.boxes[""], self.rows = combo, [(option.label, combo)]
         elif option.kind is str:
             line = QLineEdit(value or "")
             self.boxes[""], self.rows = line, [(option.label, line)]
@@ -109,6 +116,8 @@ class OptionInput:
             return box.isChecked()
         if isinstance(box, QLineEdit):
             return box.text().strip() or (None if self.option.optional else "")
+        if isinstance(box, QComboBox):
+            return box.currentData()
         if isinstance(box, QDoubleSpinBox):
             return round(box.value(), self.option.decimals)
         assert isinstance(box, QSpinBox)
@@ -226,6 +235,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(data)
         layout.addWidget(server)
+        layout.addWidget(self._section(APPEARANCE, s))
         layout.addWidget(trouble)
         layout.addStretch(1)
         return page

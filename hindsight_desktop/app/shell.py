@@ -74,6 +74,7 @@ class Shell(QObject):
         self.settings_dialog: Any = None
         self.stats: Any = None
         self.key_dialog: Any = None  # shown when the memory's key cannot be had
+        self.theme: Any = None  # the app's ThemeFollower (app/main.py); tests leave the palette alone
         self.migration: Any = None  # the progress of a plain memory file being encrypted at the start
         self._inputs = _InputWatcher(self.idle)
         self._connect()
@@ -204,9 +205,14 @@ class Shell(QObject):
 
             self.settings_dialog = SettingsDialog(self.backend, self.paths, self.autostart_home, self.window)
             self.settings_dialog.sync.use_scheduler(self.sync)
+            self.settings_dialog.saved.connect(self._follow_appearance)
         self.settings_dialog.clients.refresh()
         self._bring(self.settings_dialog)
         return self.settings_dialog
+
+    def _follow_appearance(self, settings: Settings) -> None:
+        if self.theme is not None:
+            self.theme.set_appearance(settings.appearance)
 
     def open_stats(self) -> Any:
         if self.stats is None:

@@ -431,5 +431,5 @@ class TimelineModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == _FOREGROUND:
-            return QColor(QApplication.palette().color(QPalette.ColorRole.Highlight))
+            return QColor(QApplication.palette().color(QPalette.ColorRole.Link))  # a text colour, unlike Highlight
         return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
     QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolBar,
     QTreeView,
@@ -66,6 +68,15 @@ def _rows_view(view: _View) -> _View:
     return view
 
 
+class _Padded(QStyledItemDelegate):
+    """Rows a little taller than the text. Done here, not with a style sheet: a style sheet keeps the
+    palette of when it was set, so a light/dark switch would leave the list in the old colours."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
+        size = super().sizeHint(option, index)
+        return QSize(size.width(), size.height() + 4)
+
+
 def _list() -> QTreeView:
     """The search results' view (a flat list of at most SEARCH_LIMIT rows)."""
     view = _rows_view(QTreeView())
@@ -73,7 +84,7 @@ def _list() -> QTreeView:
     view.setRootIsDecorated(False)
     view.setItemsExpandable(False)
     view.setIndentation(0)
-    view.setStyleSheet("QTreeView::item { padding: 2px 0; }")
+    view.setItemDelegate(_Padded(view))
     return view
 
 

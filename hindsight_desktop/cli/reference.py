@@ -121,6 +121,8 @@ def _default(option: Any) -> str:
 def _allowed(option: Any) -> str:
     if option.kind is bool:
         return "true or false"
+    if option.kind is str and option.choices:
+        return "one of " + ", ".join(f"`{k}` ({label})" for k, label in option.choices.items())
     if option.kind is str:
         return "text" + (" or null" if option.optional else "")
     if option.kind is dict:

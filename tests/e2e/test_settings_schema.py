@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QGroupBox, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QSpinBox
 from support import app as support
 
 from hindsight_desktop import settings_schema
@@ -52,7 +52,12 @@ PREVIOUS_DEFAULTS = {
     "redact_personal_ids": False,
 }
 # Options added since that version: a file without them loads with their defaults, and saves them.
-ADDED_SINCE = {"encrypt_memory_file": True, "review_directives": True, "inbox_expire_days": 30}
+ADDED_SINCE = {
+    "encrypt_memory_file": True,
+    "review_directives": True,
+    "inbox_expire_days": 30,
+    "appearance": "system",
+}
 NUMBERS = [o for o in OPTIONS.values() if o.kind in (int, float)]
 SHOWN = [o for o in OPTIONS.values() if o.user_facing and o.name != "embedding_model"]  # the model has radios
 
@@ -61,6 +66,8 @@ def _other_value(option: Option) -> Any:
     """A valid value other than the default."""
     if option.kind is bool:
         return not option.default
+    if option.choices:
+        return next(choice for choice in option.choices if choice != option.default)
     if option.kind is str:
         return "/models/other.gguf"
     if option.kind is dict:
@@ -162,6 +169,8 @@ def test_other_kinds_are_checked():
 def _valid(option: Option) -> st.SearchStrategy[Any]:
     if option.kind is bool:
         return st.booleans()
+    if option.choices:
+        return st.sampled_from(list(option.choices))
     if option.kind is str:
         return st.none() | st.text(max_size=40)
     if option.kind is int:
@@ -228,6 +237,10 @@ def test_the_dialog_shows_every_user_facing_option_as_declared(qtbot, shell, tmp
             if option.kind is bool:
                 assert isinstance(box, QCheckBox) and box.text() == option.label
                 continue
+            if option.choices:
+                assert isinstance(box, QComboBox)
+                assert {box.itemData(i): box.itemText(i) for i in range(box.count())} == option.choices
+                continue
             assert isinstance(box, QSpinBox if option.kind is int else QDoubleSpinBox), option.name
             low = option.low + (10**-option.decimals if option.low_open else 0)
             assert (box.minimum(), box.maximum()) == pytest.approx((low, option.high)), option.name
@@ -248,6 +261,8 @@ def test_the_dialog_round_trips_every_option_through_the_file(qtbot, shell, tmp_
             part = value[key] if key else value
             if isinstance(box, QCheckBox):
                 box.setChecked(part)
+            elif isinstance(box, QComboBox):
+                box.setCurrentIndex(box.findData(part))
             else:
                 box.setValue(part)
     support.wait(qtbot, dialog.save())
