@@ -8,10 +8,11 @@ and each phrase's row count, less those of the hidden rows (asked of FTS5 and it
 time, so nothing is kept at write time that could drift).
 
 When nothing is hidden from the viewer (the person, or a client while no other keeps private
-memories) these are FTS5's own statistics and FTS5 ranks in C. Otherwise `visible_bm25`, an auxiliary
-function, computes FTS5's formula with the viewer's statistics, in the same order of operations, so
-both ways give the same numbers to the last bit (tests/unit/core/recall/test_score_privacy.py checks it): which
-way a search took can never show in its scores.
+memories) these are FTS5's own statistics and FTS5 ranks in C. Otherwise FTS5's formula is computed with
+the viewer's statistics, in the same order of operations: in numpy over each term's posting (postings.py)
+when every phrase is one token, else by `visible_bm25`, an auxiliary function called per matching row.
+All ways give the same numbers to the last bit (tests/unit/core/recall/test_score_privacy.py and
+tests/unit/core/index/test_postings.py check it): which way a search took can never show in its scores.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
+from hindsight_desktop.core.index import postings
+from hindsight_desktop.core.index.postings import Posting
 from hindsight_desktop.core.store import values
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
@@ -31,6 +34,7 @@ TABLES = ("fts_words", "fts_trigram")
 FUNCTION = "visible_bm25"
 ROWS, TOKENS = "fts_row_count", "fts_token_count"
 _DOCUMENTS_KEPT = 4096  # phrase counts kept per viewer's statistics
+_POSTING_ROWS_KEPT = 400_000  # posting entries kept per viewer's statistics (16 bytes each, with the lengths)
 
 
 @dataclass(frozen=True)
@@ -41,8 +45,10 @@ class Statistics:
     rows: int  # rows the viewer may see
     tokens: int  # their total length in tokens
     hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
-    # Each phrase's count, kept as long as these statistics are (they go when the index changes).
+    hidden_rows: np.ndarray = field(compare=False, repr=False)  # the same rowids, sorted
+    # Each phrase's count and posting, kept as long as these statistics are (they go when the index changes).
     _documents: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _postings: dict[str, Posting | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def own(self) -> bool:
@@ -84,6 +90,9 @@ class Statistics:
                 f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?", (expression, k)
             )
             return [(int(rowid), -float(score)) for rowid, score in rows]
+        found = [self._posting(db, p) for p in phrases]
+        if all(p is not None for p in found):
+            return self._ranked_postings(phrases, [p for p in found if p is not None], k)
         # Every match is scored in Python (about twice FTS5's own cost per row): bounding the scores
         # by FTS5's to score fewer took two more passes of FTS5's, which cost as much as they saved.
         weights = [self.idf(self.documents(db, p)) for p in phrases]
@@ -94,6 +103,39 @@ class Statistics:
             (self.tokens / self.rows, *weights, expression, self.hidden, k),
         )
         return [(int(rowid), -float(score)) for rowid, score in rows]
+
+    def _posting(self, db: apsw.Connection, phrase: str) -> Posting | None:
+        if phrase not in self._postings:
+            if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
+                self._postings.clear()
+            self._postings[phrase] = postings.read(db, self.table, phrase)
+        return self._postings[phrase]
+
+    def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:
+        """`ranked` over the phrases' postings: the viewer's rows of each, scored by `_visible_bm25`'s
+        formula, operation for operation, over the rows that hold any of them."""
+        shown = [~np.isin(p.rowids, self.hidden_rows) for p in found] if len(self.hidden_rows) else None
+        kept = (
+            found
+            if shown is None
+            else [Posting(p.rowids[s], p.counts[s], p.lengths[s]) for p, s in zip(found, shown, strict=True)]
+        )
+        for phrase, posting in zip(phrases, kept, strict=True):
+            self._documents.setdefault(phrase, len(posting))
+        rowids, first = np.unique(np.concatenate([p.rowids for p in kept]), return_index=True)
+        if not len(rowids):
+            return []
+        lengths = np.concatenate([p.lengths for p in kept])[first]
+        avgdl = self.tokens / self.rows
+        norm = K1 * (1 - B + B * lengths / avgdl)
+        score = np.zeros(len(rowids))
+        for posting in kept:
+            freq = np.zeros(len(rowids))
+            freq[np.searchsorted(rowids, posting.rowids)] = posting.counts
+            score += self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm))
+        negative = -1.0 * score
+        order = np.lexsort((rowids, negative))[:k]
+        return [(int(r), -float(s)) for r, s in zip(rowids[order].tolist(), negative[order].tolist(), strict=True)]
 
 
 # Checked row by row against the hidden list (read once); an IN would be handed to FTS5, which then
@@ -170,7 +212,9 @@ def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistic
         ):
             inside.append(int(rowid))
             hidden_tokens += sum(_varints(bytes(size)))
-    return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside))
+    return Statistics(
+        table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside), np.array(sorted(inside), dtype=np.int64)
+    )
 
 
 def _varints(blob: bytes) -> list[int]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import apsw
 
 from hindsight_desktop.core.errors import EncryptionError, HindsightError, InvalidInput
+from hindsight_desktop.core.index import postings
 from hindsight_desktop.core.keys.opener import Opened, open_key
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private, private_dir
@@ -78,6 +79,7 @@ class Store:
     def _connect(self) -> apsw.Connection:
         db = open_connection(self.path, self.key)
         db.set_busy_timeout(BUSY_TIMEOUT_MS)
+        postings.create_instance_tables(db)
         return db
 
     def _connect_reader(self) -> apsw.Connection:

@@ -15,7 +15,7 @@ from datetime import datetime
 import apsw
 
 from hindsight_desktop.core.store import values
-from hindsight_desktop.core.store.vectors import create_table, register_model
+from hindsight_desktop.core.store.vectors import create_table, drop_table, register_model
 from hindsight_desktop.core.timeutil import to_db
 
 ACTIVE_KEY = "model.active"
@@ -128,7 +128,7 @@ def cancel_switch(db: apsw.Connection, now: datetime) -> None:
 
 def drop_space(db: apsw.Connection, num: int, now: datetime) -> None:
     """Remove a model's vectors for good (its row stays, marked retired, so its id still resolves)."""
-    db.execute(f"DROP TABLE IF EXISTS vec_{num}")
+    drop_table(db, num)
     db.execute("DELETE FROM vector_changes WHERE model_num = ?", (num,))
     db.execute("UPDATE models SET retired_at = ? WHERE num = ?", (to_db(now), num))
 

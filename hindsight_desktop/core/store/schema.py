@@ -277,6 +277,38 @@ def add_sync(db: apsw.Connection) -> None:
     sync_capture.create_tables(db)
 
 
+def add_vector_codes_and_lookup_indexes(db: apsw.Connection) -> None:
+    """Version 10: the search cache's codes beside each vector; indexes for a writer's events and for
+    the private memories."""
+    db.execute(
+        """
+        -- Derived from the vectors, in blocks of consecutive rowids (index/vector_codes.py): written with
+        -- each vector, never synced (each device derives its own).
+        CREATE TABLE vector_bits (
+            id INTEGER PRIMARY KEY,
+            model_num INTEGER NOT NULL,
+            block INTEGER NOT NULL,
+            valid BLOB NOT NULL,
+            bits BLOB NOT NULL,
+            UNIQUE (model_num, block)
+        );
+        CREATE TABLE vector_block_codes (id INTEGER PRIMARY KEY, codes BLOB NOT NULL);
+
+        -- Each writer's last activity (the Clients tab) without reading every event.
+        CREATE INDEX events_client_time ON events (client, at);
+
+        -- The memories hidden from a client (others' private ones) without reading every memory.
+        CREATE INDEX memories_private ON memories (client) WHERE scope = 'private';
+        """
+    )
+    from hindsight_desktop.core.index import vector_codes  # imported here: index's own imports stay out of store
+
+    for num, dim in [(int(n), int(d)) for n, d in db.execute("SELECT num, dim FROM models")]:
+        table = f"vec_{num}"
+        if db.execute("SELECT 1 FROM sqlite_schema WHERE name = ?", (table,)).fetchone() is not None:
+            vector_codes.backfill_model(db, num, dim, table)
+
+
 # Index i takes the schema from version i to i + 1.
 MIGRATIONS: list[Migration] = [
     create_tables,
@@ -288,4 +320,5 @@ MIGRATIONS: list[Migration] = [
     add_use_log,
     add_inbox_and_policies,
     add_sync,
+    add_vector_codes_and_lookup_indexes,
 ]

@@ -11,6 +11,7 @@ import re
 import apsw
 import numpy as np
 
+from hindsight_desktop.core.index import vector_codes
 from hindsight_desktop.core.index.vector_cache import VectorCache
 from hindsight_desktop.core.store import values
 from hindsight_desktop.core.timeutil import to_db
@@ -32,6 +33,12 @@ def create_table(db: apsw.Connection, num: int, dim: int) -> None:
     db.execute(f"CREATE VIRTUAL TABLE vec_{num} USING vec0 (embedding float[{dim}] distance_metric=cosine)")
 
 
+def drop_table(db: apsw.Connection, num: int) -> None:
+    """Remove model `num`'s vec0 table and the search codes derived from it."""
+    db.execute(f"DROP TABLE IF EXISTS vec_{num}")
+    vector_codes.drop_model(db, num)
+
+
 class VectorIndex:
     """Vectors of one model, keyed by the memory's integer rowid. Callers pass the connection of their
     read or write transaction; the search cache guards itself across threads."""
@@ -47,6 +54,7 @@ class VectorIndex:
             raise ValueError(f"vector has shape {vector.shape}; this index holds {self.dim} dimensions")
         clear_vector(db, self.table, self.dim, rowid)  # the old vector's bytes go too, not only its row
         db.execute(f"INSERT INTO {self.table} (rowid, embedding) VALUES (?, ?)", (rowid, _blob(vector)))
+        vector_codes.write(db, self.num, self.dim, rowid, vector)
         self._log(db, rowid, "add")
 
     def delete(self, db: apsw.Connection, rowid: int) -> int:
@@ -70,12 +78,12 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         """The k nearest rowids with their cosine similarity, best first, leaving out the `hidden` rowids."""
         self.cache.refresh(db)
-        return self.cache.nearest(vector, k, hidden)
+        return self.cache.nearest(db, vector, k, hidden)
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """(rowids that have a vector, their vectors as rows), in the order asked."""
         self.cache.refresh(db)
-        return self.cache.matrix(rowids)
+        return self.cache.matrix(db, rowids)
 
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
         """The vectors of those rowids that have one, by rowid."""
@@ -95,15 +103,21 @@ _delete_clears: bool | None = None
 
 
 def clear_vector(db: apsw.Connection, table: str, dim: int, rowid: int) -> int:
-    """Delete a vector so that its bytes leave the file too; 1 if there was one. On a sqlite-vec that
-    does not zero deleted vectors itself, the vector is overwritten with zeros first (a cost per delete,
-    bench/NOTES.md, so not done where the delete already clears)."""
+    """Delete a vector so that its bytes leave the file too, with the search codes derived from it; 1 if
+    there was one. On a sqlite-vec that does not zero deleted vectors itself, the vector is overwritten
+    with zeros first (a cost per delete, bench/NOTES.md, so not done where the delete already clears)."""
     if db.execute(f"SELECT 1 FROM {table} WHERE rowid = ?", (rowid,)).fetchone() is None:
         return 0
+    vector_codes.remove(db, model_num(table), dim, rowid)
     if not _native_delete_clears(db):
         db.execute(f"UPDATE {table} SET embedding = ? WHERE rowid = ?", (bytes(4 * dim), rowid))
     db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
     return 1
+
+
+def model_num(table: str) -> int:
+    """The model number of a vec0 table's name (`vec_<num>`)."""
+    return int(table.removeprefix("vec_"))
 
 
 def _native_delete_clears(db: apsw.Connection) -> bool:

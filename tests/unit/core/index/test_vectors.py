@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hindsight_desktop.core.engine import MemoryEngine
+from hindsight_desktop.core.index import vector_codes
 from hindsight_desktop.core.index.vector_cache import EXACT_BELOW
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.store.vectors import VectorIndex, register_model
@@ -98,88 +99,109 @@ def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embed
         assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest
 
 
-def test_hidden_rows_change_nothing_the_asker_gets():
+def test_hidden_rows_change_nothing_the_asker_gets(tmp_path):
     """Rows hidden from the asker are left out before the coarse cut: the answer over a cache holding
     extra hidden rows near the query is the answer over a cache without them, on both paths."""
-    from hindsight_desktop.core.index.vector_cache import VectorCache
-
     rng = np.random.default_rng(7)
     dim = 64
     query = rng.standard_normal(dim).astype(np.float32)
     query /= np.linalg.norm(query)
 
-    def rows(first: int, count: int, near: bool) -> list[tuple[int, bytes]]:
+    def rows(first: int, count: int, near: bool) -> list[tuple[int, np.ndarray]]:
         base = rng.standard_normal((count, dim)).astype(np.float32) + (3 * query if near else 0)
         base /= np.linalg.norm(base, axis=1, keepdims=True)
-        return [(first + i, base[i].tobytes()) for i in range(count)]
+        return [(first + i, base[i]) for i in range(count)]
 
     for visible in (EXACT_BELOW - 50, EXACT_BELOW * 2):
         mine = rows(1, visible, near=False)
         theirs = rows(10**6, 600, near=True)  # closer to the query than anything visible
-        alone, crowded = VectorCache("t", 1, dim), VectorCache("t", 1, dim)
-        alone._extend(mine)
-        crowded._extend(mine[: visible // 2] + theirs + mine[visible // 2 :])
-        hidden = np.array(sorted(r for r, _ in theirs), dtype=np.int64)
-        assert crowded.nearest(query, 20, hidden) == alone.nearest(query, 20)
-        assert not {r for r, _ in crowded.nearest(query, 20, hidden)} & set(hidden.tolist())
+        answers = []
+        for name, kept in (("alone", mine), ("crowded", mine[: visible // 2] + theirs + mine[visible // 2 :])):
+            store = Store(tmp_path / f"{name}{visible}.sqlite3")
+            with store.write() as db:
+                index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+                for rowid, vector in kept:
+                    index.add(db, rowid, vector)
+            hidden = np.array(sorted(r for r, _ in theirs), dtype=np.int64) if name == "crowded" else None
+            with store.read() as db:
+                answers.append(index.nearest(db, query, 20, hidden))
+            store.close()
+        assert answers[1] == answers[0]
+        assert not {r for r, _ in answers[1]} & {r for r, _ in theirs}
 
 
-def test_first_load_reads_the_stored_chunks_as_the_table_holds_them(tmp_path):
-    """The first fill reads sqlite-vec's chunks directly: the same rowids and codes as reading the vec0
-    table row by row, deleted rows (cleared validity bits) and a part-filled last chunk included."""
-    from hindsight_desktop.core.index.vector_cache import VectorCache, _stored_chunks
+def _stored(db, table: str) -> dict[int, np.ndarray]:
+    return {int(r): np.frombuffer(b, dtype=np.float32) for r, b in db.execute(f"SELECT rowid, embedding FROM {table}")}
 
+
+def _codes_of(db, index: VectorIndex, rowids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    found, bits = vector_codes.all_bits(db, index.num, index.dim)
+    by_rowid = dict(zip(found.tolist(), bits, strict=True))
+    codes, scale = vector_codes.read_codes(db, index.num, index.dim, np.array(rowids, dtype=np.int64))
+    return np.stack([by_rowid[r] for r in rowids]), codes, scale
+
+
+def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
+    """Every vector's stored sign bits and int8 codes are those its float32 values give, after gaps,
+    deletes and a replaced vector; deleted vectors leave no codes; the migration's fill from sqlite-vec's
+    chunks (and from the table row by row) writes the same blocks."""
     store = Store(tmp_path / "v.sqlite3")
-    dim, n = 16, 2500  # three chunks of sqlite-vec's 1024, the last part-filled
+    dim, n = 16, 2500  # three of sqlite-vec's chunks of 1024, the last part-filled
     data = _clustered(n, dim, seed=11)
     with store.write() as db:
         index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
         for i, vector in enumerate(data, 1):
-            index.add(db, i * 3, vector)  # rowids with gaps
+            index.add(db, i * 3, vector)  # rowids with gaps, across blocks
         for rowid in range(3, 3 * n, 21):
             index.delete(db, rowid)
         index.add(db, 9, data[0] * -1)  # a replaced vector
     with store.read() as db:
-        assert _stored_chunks(db, index.table, dim) is not None  # this sqlite-vec's layout is the one known
-        by_chunks, by_rows = VectorCache(index.table, index.num, dim), VectorCache(index.table, index.num, dim)
-        by_chunks.refresh(db)
-        by_rows._allocate(n)
-        by_rows._load_rows(db)
-        expected = {
-            int(r): np.frombuffer(b, dtype=np.float32)
-            for r, b in db.execute(f"SELECT rowid, embedding FROM {index.table}")
-        }
-    assert len(by_chunks) == len(by_rows) == len(expected)
-    assert np.array_equal(by_chunks._rowids[: len(expected)], by_rows._rowids[: len(expected)])  # the same order
-    for cache in (by_chunks, by_rows):
-        found, rows = cache.matrix(sorted(expected))
-        assert found == sorted(expected)
-        assert np.allclose(rows, np.stack([expected[r] for r in found]), atol=0.02)
-    chunks_found, chunk_rows = by_chunks.matrix(sorted(expected))
-    _, row_rows = by_rows.matrix(sorted(expected))
-    assert np.array_equal(chunk_rows, row_rows)  # bit for bit: the same codes, so the same ranking
-    q = data[5]
-    assert by_chunks.nearest(q, 10) == by_rows.nearest(q, 10)
+        expected = _stored(db, index.table)
+        rowids = sorted(expected)
+        found, _ = vector_codes.all_bits(db, index.num, dim)
+        assert found.tolist() == rowids and vector_codes.count(db, index.num) == len(rowids)
+        matrix = np.stack([expected[r] for r in rowids])
+        bits, codes, scale = _codes_of(db, index, rowids)
+        want_codes, want_scale = vector_codes.int8_codes(matrix)
+        assert np.array_equal(bits, vector_codes.sign_bits(matrix, vector_codes.words_of(dim)))
+        assert np.array_equal(codes, want_codes) and np.array_equal(scale, want_scale)
+        gone = vector_codes.read_codes(db, index.num, dim, np.array([24, 45], dtype=np.int64))[0]
+        assert not gone.any()  # deleted: zeroed slots
+        written = (bits, codes, scale)
+        assert vector_codes._stored_chunks(db, index.table, dim) is not None  # this sqlite-vec's layout is known
+    for reader in ("chunks", "rows"):
+        with store.write() as db:
+            vector_codes.drop_model(db, index.num)
+            if reader == "rows":
+                original = vector_codes._stored_chunks
+                vector_codes._stored_chunks = lambda *_: None
+            try:
+                assert vector_codes.backfill_model(db, index.num, dim, index.table) == len(rowids)
+            finally:
+                if reader == "rows":
+                    vector_codes._stored_chunks = original
+        with store.read() as db:
+            again = _codes_of(db, index, rowids)
+            assert all(np.array_equal(a, b) for a, b in zip(again, written, strict=True)), reader
     store.close()
 
 
-def test_first_load_falls_back_to_the_table_when_the_chunks_disagree(tmp_path):
-    """Chunks that do not account for every row (another sqlite-vec's layout) are not trusted."""
-    from hindsight_desktop.core.index.vector_cache import VectorCache, _stored_chunks
-
+def test_the_cache_ranks_by_the_codes_as_an_exact_int8_scan_does(tmp_path):
+    """Under EXACT_BELOW every row is rescored: the cache's answer is the int8 scan's, best first."""
     store = Store(tmp_path / "v.sqlite3")
-    dim = 8
-    data = _clustered(50, dim, seed=2)
+    dim, n = 32, 900
+    data = _clustered(n, dim, seed=5)
     with store.write() as db:
         index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
         for i, vector in enumerate(data, 1):
             index.add(db, i, vector)
-        db.execute(f"INSERT INTO {index.table}_rowids (rowid, id, chunk_id, chunk_offset) VALUES (999, NULL, 1, 0)")
-    with store.read() as db:
-        assert _stored_chunks(db, index.table, dim) is None
-        cache = VectorCache(index.table, index.num, dim)
-        cache.refresh(db)
-        assert len(cache) == len(list(db.execute(f"SELECT rowid FROM {index.table}")))  # what vec0 itself reads
+    codes, scale = vector_codes.int8_codes(data)
+    for q in data[:5]:
+        sims = (codes.astype(np.float32) @ q.astype(np.float32)) * scale
+        with store.read() as db:
+            got = index.nearest(db, q, 10)
+        assert [r for r, _ in got] == [int(i) + 1 for i in np.argsort(-sims, kind="stable")[:10]]
+        assert np.allclose([s for _, s in got], np.sort(sims)[::-1][:10], rtol=0, atol=1e-6)
     store.close()
 
 

@@ -97,7 +97,12 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     assert MARK.lower().encode() in before.lower()  # the checks below can see what they look for
     assert all([w for w in _windows(blob) if w in before] for blob in vectors.values())
     assert [k for k in _embed_cache_keys(engine.parts.embed) if MARK in k]
-    assert all(set(rowids) <= set(index.cache._where) for index in switching.indexes(engine.parts.vectors))
+    assert all(all(r in index.cache for r in rowids) for index in switching.indexes(engine.parts.vectors))
+    codes = [
+        np.rint(v * (127.0 / np.abs(v).max())).astype(np.int8).tobytes()
+        for v in (np.frombuffer(blob, dtype=np.float32) for blob in vectors.values())
+    ]
+    assert all([w for w in _windows(code) if w in before] for code in codes)  # written beside each vector
 
     receipt = engine.forget(ids=purged, purge=True)
 
@@ -129,15 +134,12 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     # The older statement the place had superseded stays, and is current again (nothing else replaces it).
     lisbon = engine.get(ids["lisbon"])
     assert lisbon.status == "active" and lisbon.superseded_by is None and receipt.removed["reactivated"] >= 1
-    # This process's caches forgot them at once, codes and all.
+    # This process's caches forgot them at once, and the search codes derived from them left the file.
     for index in switching.indexes(engine.parts.vectors):
-        cache = index.cache
-        assert not set(rowids) & set(cache._where)
-        codes = cache._codes.tobytes()
-        for blob in vectors.values():
-            v = np.frombuffer(blob, dtype=np.float32)
-            code = np.rint(v * (127.0 / np.abs(v).max())).astype(np.int8).tobytes()
-            assert code not in codes
+        assert not [r for r in rowids if r in index.cache]
+    after = _raw(folder)
+    for code in codes:
+        assert not [w for w in _windows(code) if w in after], "a vector's search codes left in the file"
     cached = _embed_cache_keys(engine.parts.embed)
     assert not [k for k in cached if MARK in k]
 

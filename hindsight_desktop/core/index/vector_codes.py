@@ -1,0 +1,281 @@
+"""The search cache's codes of each vector, written beside the vector at write time.
+
+The vector cache (vector_cache.py) searches sign bits (one bit a dimension) and rescores the best candidates
+with int8 codes (one byte a dimension and a float32 scale a vector). Both are derived from the float32
+vector, so they are written when the vector is, in blocks of `BLOCK` consecutive rowids: a fresh process
+reads a block's sign bits as one value instead of decoding every float32 vector, and a search reads only
+its candidates' codes from the file (they stay encrypted at rest and out of memory). The blocks live in the
+memory file, are derived (never synced: each device writes them with its own vectors) and go with the
+vector: a purge zeroes a memory's slots.
+
+Layout: `vector_bits` has one row per (model, block) with a validity bitmap (bit i of byte i // 8, lowest
+first) and the block's sign bits, `words` 64-bit words per slot; `vector_block_codes` (same id) holds
+each slot's int8 codes followed by its float32 scale. A slot is the rowid's offset in its block.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.store import values
+
+BLOCK = 1024  # rowids per block
+WHOLE_BLOCK_FROM = 64  # candidates in one block from which its whole codes are read at once
+
+
+def words_of(dim: int) -> int:
+    return (dim + 63) // 64
+
+
+def sign_bits(matrix: np.ndarray, words: int) -> np.ndarray:
+    """Each row's sign bits (a dimension's bit is set when it is above zero) as `words` uint64 words."""
+    packed = np.packbits(matrix > 0, axis=1)
+    padded = np.zeros((matrix.shape[0], words * 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return padded.view(np.uint64)
+
+
+def int8_codes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, scale): each row scaled so its largest magnitude is 127 and rounded; row ≈ codes * scale."""
+    peak = np.maximum(np.abs(matrix).max(axis=1), 1e-12)
+    codes = np.rint(matrix * (127.0 / peak)[:, None]).astype(np.int8)
+    return codes, (peak / 127.0).astype(np.float32)
+
+
+def write(db: apsw.Connection, model_num: int, dim: int, rowid: int, vector: np.ndarray) -> None:
+    """Store one vector's sign bits and codes in its block's slot (inside the caller's write transaction)."""
+    matrix = np.ascontiguousarray(vector, dtype=np.float32).reshape(1, dim)
+    codes, scale = int8_codes(matrix)
+    words = words_of(dim)
+    block_id = _block(db, model_num, rowid // BLOCK, dim, create=True)
+    assert block_id is not None
+    slot = rowid % BLOCK
+    _put(db, "vector_bits", "bits", block_id, slot * words * 8, sign_bits(matrix, words).tobytes())
+    _put(db, "vector_block_codes", "codes", block_id, slot * (dim + 4), codes.tobytes() + scale.tobytes())
+    _set_valid(db, block_id, slot, True)
+
+
+def remove(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> None:
+    """Zero a vector's slot and mark it empty (its codes leave the file's live pages with it)."""
+    block_id = _block(db, model_num, rowid // BLOCK, dim, create=False)
+    if block_id is None:
+        return
+    words, slot = words_of(dim), rowid % BLOCK
+    _put(db, "vector_bits", "bits", block_id, slot * words * 8, bytes(words * 8))
+    _put(db, "vector_block_codes", "codes", block_id, slot * (dim + 4), bytes(dim + 4))
+    _set_valid(db, block_id, slot, False)
+
+
+def count(db: apsw.Connection, model_num: int) -> int:
+    """How many vectors of the model have codes."""
+    total = 0
+    for (valid,) in db.execute("SELECT valid FROM vector_bits WHERE model_num = ?", (model_num,)):
+        total += int(np.unpackbits(np.frombuffer(valid, dtype=np.uint8)).sum())
+    return total
+
+
+def all_bits(db: apsw.Connection, model_num: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rowids ascending, their sign bits one row each) of every vector of the model."""
+    words = words_of(dim)
+    rowids: list[np.ndarray] = []
+    bits: list[np.ndarray] = []
+    for block, valid, blob in db.execute(
+        "SELECT block, valid, bits FROM vector_bits WHERE model_num = ? ORDER BY block", (model_num,)
+    ):
+        slots = np.flatnonzero(np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little"))
+        rowids.append(int(block) * BLOCK + slots)
+        bits.append(np.frombuffer(blob, dtype=np.uint64).reshape(BLOCK, words)[slots])
+    if not rowids:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, words), dtype=np.uint64)
+    return np.concatenate(rowids).astype(np.int64), np.concatenate(bits)
+
+
+def bits_of(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> np.ndarray | None:
+    """One vector's sign bits, or None when it has none."""
+    block_id = _block(db, model_num, rowid // BLOCK, dim, create=False)
+    if block_id is None:
+        return None
+    slot, width = rowid % BLOCK, words_of(dim) * 8
+    with db.blob_open("main", "vector_bits", "valid", block_id, False) as blob:
+        blob.seek(slot // 8)
+        present = blob.read(1)[0] >> (slot % 8) & 1
+    if not present:
+        return None
+    with db.blob_open("main", "vector_bits", "bits", block_id, False) as blob:
+        blob.seek(slot * width)
+        bits = blob.read(width)
+    return np.frombuffer(bits, dtype=np.uint64)
+
+
+def read_codes(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes one row per rowid, scales) of rowids that have codes (the caller knows they do), in their order."""
+    codes = np.zeros((len(rowids), dim), dtype=np.int8)
+    scale = np.zeros(len(rowids), dtype=np.float32)
+    width = dim + 4
+    by_block: dict[int, list[int]] = defaultdict(list)
+    for i, rowid in enumerate(rowids.tolist()):
+        by_block[rowid // BLOCK].append(i)
+    buffer = bytearray(width)
+    for block, positions in by_block.items():
+        block_id = _block(db, model_num, block, dim, create=False)
+        if block_id is None:
+            continue
+        with db.blob_open("main", "vector_block_codes", "codes", block_id, False) as blob:
+            if len(positions) >= WHOLE_BLOCK_FROM:
+                slots = rowids[positions] % BLOCK
+                whole = np.frombuffer(blob.read(), dtype=np.uint8).reshape(BLOCK, width)[slots]
+                codes[positions] = whole[:, :dim].view(np.int8)
+                scale[positions] = np.ascontiguousarray(whole[:, dim:]).view(np.float32)[:, 0]
+                continue
+            for i in positions:
+                blob.seek(int(rowids[i]) % BLOCK * width)
+                blob.read_into(buffer)
+                codes[i] = np.frombuffer(buffer, dtype=np.int8, count=dim)
+                scale[i] = np.frombuffer(buffer, dtype=np.float32, count=1, offset=dim)[0]
+    return codes, scale
+
+
+def backfill(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray, matrix: np.ndarray) -> None:
+    """Write the codes of many vectors (one row of `matrix` per rowid) block by block, keeping what the
+    blocks already hold (a migration's fill, one stored chunk of vectors at a time)."""
+    words = words_of(dim)
+    blocks = rowids // BLOCK
+    for block in np.unique(blocks).tolist():
+        mine = np.flatnonzero(blocks == block)
+        block_id = _block(db, model_num, block, dim, create=True)
+        assert block_id is not None
+        row = db.execute(
+            "SELECT b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
+            "WHERE id = ?",
+            (block_id,),
+        ).fetchone()
+        assert row is not None
+        valid = np.unpackbits(np.frombuffer(row[0], dtype=np.uint8), bitorder="little")
+        bits = np.frombuffer(row[1], dtype=np.uint64).reshape(BLOCK, words).copy()
+        packed = np.frombuffer(row[2], dtype=np.uint8).reshape(BLOCK, dim + 4).copy()
+        slots = rowids[mine] % BLOCK
+        codes, scale = int8_codes(matrix[mine])
+        bits[slots] = sign_bits(matrix[mine], words)
+        packed[slots, :dim] = codes.view(np.uint8)
+        packed[slots, dim:] = scale.view(np.uint8).reshape(-1, 4)
+        valid[slots] = 1
+        db.execute(
+            "UPDATE vector_bits SET valid = ?, bits = ? WHERE id = ?",
+            (np.packbits(valid, bitorder="little").tobytes(), bits.tobytes(), block_id),
+        )
+        db.execute("UPDATE vector_block_codes SET codes = ? WHERE id = ?", (packed.tobytes(), block_id))
+
+
+def backfill_model(db: apsw.Connection, model_num: int, dim: int, table: str) -> int:
+    """Write the codes of every vector in the vec0 `table` (a migration's fill); how many."""
+    chunks = _stored_chunks(db, table, dim)
+    if chunks is not None:
+        batches: Iterator[tuple[np.ndarray, np.ndarray]] = chunks.read(db)
+    else:
+        batches = _row_batches(db, table, dim)
+    total = 0
+    for rowids, matrix in batches:
+        backfill(db, model_num, dim, rowids, matrix)
+        total += len(rowids)
+    return total
+
+
+def _row_batches(
+    db: apsw.Connection, table: str, dim: int, size: int = 4096
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The vec0 table's vectors through the table itself, `size` at a time (sqlite-vec's storage unknown)."""
+    rows = [(int(r), bytes(b)) for r, b in db.execute(f"SELECT rowid, embedding FROM {table}")]
+    for start in range(0, len(rows), size):
+        part = rows[start : start + size]
+        matrix = np.frombuffer(b"".join(b for _, b in part), dtype=np.float32).reshape(len(part), dim)
+        yield np.array([r for r, _ in part], dtype=np.int64), matrix
+
+
+def drop_model(db: apsw.Connection, model_num: int) -> None:
+    """Remove every block of a model (its vectors are gone)."""
+    db.execute(
+        "DELETE FROM vector_block_codes WHERE id IN (SELECT id FROM vector_bits WHERE model_num = ?)", (model_num,)
+    )
+    db.execute("DELETE FROM vector_bits WHERE model_num = ?", (model_num,))
+
+
+def _block(db: apsw.Connection, model_num: int, block: int, dim: int, *, create: bool) -> int | None:
+    row = db.execute("SELECT id FROM vector_bits WHERE model_num = ? AND block = ?", (model_num, block)).fetchone()
+    if row is not None:
+        return int(row[0])
+    if not create:
+        return None
+    db.execute(
+        "INSERT INTO vector_bits (model_num, block, valid, bits) VALUES (?, ?, zeroblob(?), zeroblob(?))",
+        (model_num, block, BLOCK // 8, BLOCK * words_of(dim) * 8),
+    )
+    block_id = int(db.last_insert_rowid())
+    db.execute("INSERT INTO vector_block_codes (id, codes) VALUES (?, zeroblob(?))", (block_id, BLOCK * (dim + 4)))
+    return block_id
+
+
+def _put(db: apsw.Connection, table: str, column: str, row: int, offset: int, data: bytes) -> None:
+    with db.blob_open("main", table, column, row, True) as blob:
+        blob.seek(offset)
+        blob.write(data)
+
+
+def _set_valid(db: apsw.Connection, block_id: int, slot: int, present: bool) -> None:
+    with db.blob_open("main", "vector_bits", "valid", block_id, True) as blob:
+        blob.seek(slot // 8)
+        byte = blob.read(1)[0]
+        bit = 1 << (slot % 8)
+        blob.seek(slot // 8)
+        blob.write(bytes([(byte | bit) if present else (byte & ~bit)]))
+
+
+# ---- sqlite-vec's own storage, read straight for the migration's fill --------------------------------
+
+
+class _Chunks:
+    """sqlite-vec's own storage of a vec0 table: chunks of rows, each with a validity bitmap (bit i of
+    byte i // 8, lowest first) and its rowids (int64), and in a second table its vectors (float32) back
+    to back."""
+
+    def __init__(self, table: str, dim: int, layout: list[tuple[int, int, np.ndarray, np.ndarray]]) -> None:
+        self.table, self.dim, self.layout = table, dim, layout
+        self.total = sum(len(valid) for _, _, valid, _ in layout)
+
+    def read(self, db: apsw.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(rowids, vectors) of each chunk's valid rows, chunk by chunk."""
+        for chunk_id, size, valid, ids in self.layout:
+            # Read to the end: a statement left open on sqlite-vec's tables makes a later DROP of the table fail.
+            rows = db.execute(
+                f'SELECT vectors FROM "{self.table}_vector_chunks00" WHERE rowid = ?', (chunk_id,)
+            ).fetchall()
+            vectors = rows[0][0] if len(rows) == 1 else None
+            if not isinstance(vectors, bytes) or len(vectors) != size * self.dim * 4:
+                raise ValueError(f"{self.table}: chunk {chunk_id} does not hold {size} vectors")
+            yield ids, np.frombuffer(vectors, dtype=np.float32).reshape(size, self.dim)[valid]
+
+
+def _stored_chunks(db: apsw.Connection, table: str, dim: int) -> _Chunks | None:
+    """The vec0 table's chunks, when they are laid out as `_Chunks` reads them and their valid rows are
+    as many as the table's rows; else None (a sqlite-vec that stores them otherwise is read row by row)."""
+    layout: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+    try:
+        for chunk_id, size, validity, rowids in db.execute(
+            f'SELECT chunk_id, size, validity, rowids FROM "{table}_chunks" ORDER BY chunk_id'
+        ):
+            if not isinstance(validity, bytes) or not isinstance(rowids, bytes):
+                return None
+            if len(validity) * 8 < size or len(rowids) != size * 8:
+                return None
+            bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size]
+            valid = np.flatnonzero(bits)
+            layout.append((int(chunk_id), int(size), valid, np.frombuffer(rowids, dtype=np.int64)[valid]))
+        rows = values.number(db, f'SELECT count(*) FROM "{table}_rowids"')
+        db.execute(f'SELECT rowid, vectors FROM "{table}_vector_chunks00" LIMIT 0').fetchall()
+    except apsw.SQLError:
+        return None
+    chunks = _Chunks(table, dim, layout)
+    return chunks if chunks.total == rows else None

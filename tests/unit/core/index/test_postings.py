@@ -1,0 +1,113 @@
+"""BM25 for a viewer with hidden memories, scored in numpy over each term's posting, gives exactly what the
+auxiliary function scoring each match gives: the same rows in the same order with the same scores to the
+last bit, in English and Chinese, after edits and deletes that leave FTS5 tombstones and several segments."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+from support.store import insert_indexed
+
+from hindsight_desktop.core.index import keyword, keyword_stats, postings
+from hindsight_desktop.core.store.database import Store
+
+WHEN = datetime(2026, 5, 1, tzinfo=UTC)
+ENGLISH = [
+    "Priya's flight KX4821 to Lisbon leaves on Friday at 7am.",
+    "Priya recommended a ramen place in Lisbon near the river, running late again.",
+    "The dentist in Lisbon charges 80 euros for a cleaning; Priya runs there.",
+    "My sister moved to Toronto for a job at a jazz label.",
+    "I prefer green tea over coffee in the morning, coffee coffee.",
+    "Café au lait in the morning with Priya, naïve as ever.",
+]
+CHINESE = [
+    "朵朵的钢琴老师姓吴，每周三晚上上课。",
+    "我们五月去杭州玩了三天，住在西湖边。",
+    "女儿朵朵对花生过敏，钢琴课也停了。",
+    "北京大学的老师来杭州开会。",
+]
+QUESTIONS = [
+    "When does Priya's flight to Lisbon leave?",
+    "ramen running Lisbon",
+    "coffee or green tea in the morning?",
+    "cafe naive Priya",
+    "jazz sister Toronto",
+    "朵朵的钢琴老师姓什么？",
+    "我们去杭州玩了几天？",
+    "女儿对什么过敏？",
+    "北京大学老师",
+    "nothing matches this zyxw",
+]
+
+
+@pytest.fixture
+def store(tmp_path):
+    rng = random.Random(5)
+    store = Store(tmp_path / "m.sqlite3")
+    texts = ENGLISH + CHINESE
+    for batch in range(6):  # separate transactions: several FTS5 segments
+        with store.write() as db:
+            for i in range(40):
+                text = rng.choice(texts) + f" note {batch}-{i}" + (" Lisbon" * rng.randrange(3))
+                rowid = insert_indexed(db, text, WHEN)
+                if rng.random() < 0.3:
+                    client = rng.choice(["other", "me"])
+                    db.execute("UPDATE memories SET scope = 'private', client = ? WHERE rowid = ?", (client, rowid))
+    with store.write() as db:  # deletes and re-indexes leave tombstones over older segments
+        rows = [r for (r,) in db.execute("SELECT rowid FROM memories ORDER BY rowid")]
+        for rowid in rows[::7]:
+            keyword.delete(db, rowid)
+            db.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+        for rowid in rows[3::11]:
+            keyword.delete(db, rowid)
+            keyword.add(db, rowid, "Lisbon coffee again, 杭州的老师 " + "Priya " * (rowid % 4), [], WHEN)
+    yield store
+    store.close()
+
+
+def _both_ways(db, monkeypatch, search):
+    """(numpy over postings, the auxiliary function) results of one search on fresh statistics."""
+    keyword_stats._views.pop(db, None)
+    fast = search(keyword_stats.view(db, "me"))
+    keyword_stats._views.pop(db, None)
+    with monkeypatch.context() as m:
+        m.setattr(postings, "read", lambda *_: None)
+        slow = search(keyword_stats.view(db, "me"))
+    return fast, slow
+
+
+def test_numpy_scores_equal_the_auxiliary_function_to_the_bit(store, monkeypatch):
+    with store.read() as db:
+        assert not keyword_stats.view(db, "me").words.own  # someone else's private rows are hidden
+        for question in QUESTIONS:
+            for k in (3, 50):
+                fast, slow = _both_ways(db, monkeypatch, lambda seen, q=question, k=k: keyword.search(db, q, k, seen))
+                assert fast == slow, question
+        words = ["coffee", "老师", "杭州", "Lisbon"]
+        fast, slow = _both_ways(db, monkeypatch, lambda seen: keyword.search_words(db, words, 20, seen))
+        assert fast == slow and fast
+        assert any(keyword.search(db, q, 10, keyword_stats.view(db, "me")) for q in QUESTIONS)
+        # The numpy way was the one taken: every phrase of these searches had a posting.
+        assert [p for p in keyword_stats.view(db, "me").words._postings.values() if p is not None]
+
+
+def test_the_phrase_counts_agree_with_fts5(store):
+    with store.read() as db:
+        seen = keyword_stats.view(db, "me")
+        terms = keyword.query_terms("Priya flight Lisbon coffee 朵朵 钢琴老师 杭州")
+        seen.words.ranked(db, [keyword.quote(t) for t in terms], 10)  # fills the counts from the postings
+        from_postings = {t: seen.words._documents[keyword.quote(t)] for t in terms}
+        keyword_stats._views.pop(db, None)
+        fresh = keyword_stats.view(db, "me")
+        assert from_postings == {t: fresh.words.documents(db, keyword.quote(t)) for t in terms}
+
+
+def test_a_phrase_of_several_tokens_has_no_posting(store):
+    with store.read() as db:
+        assert postings.read(db, "fts_trigram", keyword.quote("钢琴老师")) is None  # two trigrams
+        assert postings.read(db, "fts_words", keyword.quote("green tea")) is None
+        one = postings.read(db, "fts_words", keyword.quote("Running"))  # porter: "run", as FTS5 stems it
+        assert one is not None and len(one) > 0
+        assert set(one.rowids.tolist()) == set(keyword.matching(db, keyword.quote("runs")))
