@@ -17,7 +17,7 @@ import re
 from datetime import UTC, date, datetime
 
 from hindsight_desktop.core.records import Entity
-from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text import en_names, segment
 from hindsight_desktop.core.text.extract_dates import Found, find_dates, find_times
 from hindsight_desktop.core.text.extract_facts import fact_key
 from hindsight_desktop.core.text.extract_lexicon import (
@@ -30,6 +30,7 @@ from hindsight_desktop.core.text.extract_lexicon import (
     _CN_NOT_IN_NAME,
     _CN_SURNAMES,
     _CURRENCY,
+    _NAMES_AMONG_NOT_NAMES,
     _NOT_NAMES,
     _OBJECT_WORDS,
     _ORG_SUFFIX_EN,
@@ -268,17 +269,34 @@ def _english_people(c: _Collector) -> None:
         words = [(w.start() + m.start(), w.end() + m.start(), w.group(0)) for w in re.finditer(r"\S+", m.group(0))]
         run: list[tuple[int, int, str]] = []
         for word in [*words, (0, 0, "The")]:
-            if word[2] not in _NOT_NAMES:
+            # "Will" and "May" are names too, where the words around them say so ("my sister May").
+            named = word[2] in _NAMES_AMONG_NOT_NAMES and (
+                en_names.person_cue(text, word[0], word[1]) or en_names.person_cue(text, word[0], m.end())
+            )
+            if word[2] not in _NOT_NAMES or named:
                 run.append(word)
                 continue
             if run:
-                start, end = run[0][0], run[-1][1]
-                single_initial = len(run) == 1 and _sentence_initial(text, start)
-                # "in Lisbon": an unknown capitalised word after "in" is more likely a place than a person.
-                after_in = len(run) == 1 and text[max(0, start - 3) : start].lower() == "in "
-                if not after_in and not (single_initial and not _looks_like_subject(text, end)):
-                    c.add("person", start, end, text[start:end].lower())
+                _judge_run(c, run[0][0], run[-1][1], single=len(run) == 1)
             run = []
+
+
+def _judge_run(c: _Collector, start: int, end: int, single: bool) -> None:
+    """A person, an organisation or neither, for a run of capitalised words (en_names.py)."""
+    text = c.text
+    verdict = en_names.judge(text, start, end)
+    if verdict == "org":
+        c.add("org", start, end, text[start:end].lower())
+        return
+    if verdict == "undecided":
+        single_initial = single and _sentence_initial(text, start)
+        # "in Lisbon": an unknown capitalised word after "in" is more likely a place than a person.
+        after_in = single and text[max(0, start - 3) : start].lower() == "in "
+        if after_in or (single_initial and not _looks_like_subject(text, end)):
+            return
+    elif verdict != "person":
+        return
+    c.add("person", start, end, text[start:end].lower())
 
 
 _CN_PLACE_SUFFIX = (

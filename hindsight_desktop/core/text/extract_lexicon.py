@@ -52,6 +52,14 @@ _ORGS = _words(
     "Sony Huawei Tencent Alibaba ByteDance Baidu Xiaomi Meituan DeepMind Uber Airbnb Spotify Oracle Adobe "
     "Salesforce Toyota NetEase TikTok 华为 腾讯 阿里巴巴 阿里 字节跳动 字节 "
     "百度 小米 美团 京东 网易 拼多多 微软 谷歌 苹果公司 亚马逊"
+) + _words(
+    # Apps, payment services and shops people name in passing ("paid via Stripe", "Notion doc"): several are
+    # ordinary words too, and none is a person.
+    "Stripe Notion Slack Zoom Figma GitHub GitLab Jira Trello Asana Dropbox PayPal Venmo Shopify WhatsApp WeChat "
+    "Telegram Discord Reddit LinkedIn Twitter Instagram YouTube Gmail Outlook Airtable Canva Duolingo Peloton "
+    "Strava Fitbit Garmin Lyft DoorDash Instacart Etsy eBay IKEA Costco Walmart Starbucks Nike Adidas Revolut "
+    "Monzo Klarna Coinbase Robinhood Alipay ChatGPT Zelle Calendly Evernote Obsidian Todoist Grammarly "
+    "支付宝 微信 淘宝 天猫 抖音 快手 小红书 滴滴 知乎 钉钉 飞书 哔哩哔哩 携程 饿了么 大众点评 闲鱼"
 )
 # Chinese -> English for the bilingual entries, so fact values agree across languages
 # ("I live in Beijing" and "我住在北京" must not look like a contradiction).
@@ -96,6 +104,8 @@ _NOT_NAMES = frozenset(
     Prof Went Got Met Called Told Said Asked Went Had Made Took Saw Bought Moved Started Finished Visited
     Love Like Need Want Going Meet Meeting Call Email Check Buy Get Make Take Send Tell Ask Find Try Use""")
 )
+# Given names among them: a name only where the words around it say so ("my sister May", "Will said").
+_NAMES_AMONG_NOT_NAMES = frozenset(_words("Will May April June August"))
 # After a sentence-initial capitalised word these mark an imperative ("Pick up", "Order the"), not a name.
 _OBJECT_WORDS = frozenset(
     _words(
