@@ -19,6 +19,7 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -170,12 +171,16 @@ class WriteScorer:
         importance: float | None = None,
         entity_count: int = 0,
         related: float = 0.0,
+        written: datetime | None = None,
     ) -> WriteScore:
         """Score one write. `novelty` is 1 - the highest cosine to stored memories (clamped to
         [0, 1], since a negative cosine would push it past 1); `importance`, when given, can only
         raise the score; `related` is the closeness of a stored memory the text restates in other
-        words (gate_change.restated_closeness): at RESTATES or above, the text is kept as a possible change."""
+        words (gate_change.restated_closeness): at RESTATES or above, the text is kept as a possible change;
+        `written`, when the text was written (timezone-aware), places the dates it names before or after it."""
         text = self._text(text)
+        if written is not None and (not isinstance(written, datetime) or written.utcoffset() is None):
+            raise InvalidInput("written must be a timezone-aware datetime")
         if isinstance(novelty, bool) or not isinstance(novelty, int | float) or not math.isfinite(novelty):
             raise InvalidInput("novelty must be a number between 0 and 1")
         if importance is not None:
@@ -184,7 +189,7 @@ class WriteScorer:
             raise InvalidInput("entity_count must be a whole number of 0 or more")
 
         head = text[:RULES_CHARS]
-        reading = read_cues(head)
+        reading = read_cues(head, written.astimezone(UTC).date() if written is not None else None)
         relevance, judged_by = self._relevance(text, reading)
         signals = {
             "density": density(head, entity_count, reading.pure_chatter),

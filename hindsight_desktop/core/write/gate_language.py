@@ -88,7 +88,9 @@ REQUEST = _rx(
     r"^(?:(?:please|pls|plz|can\s+you|could\s+you|would\s+you)\s+)?(?:write|translate|give\s+me|summari[sz]e"
     r"|tell\s+me|explain|show\s+me|list|generate|draft|create|find|help\s+me|rewrite|re-?do|fix\s+this"
     r"|check\s+this|try|retry|continue|go\s+on|keep\s+going|make\s+(?:it|this|that)|shorten|expand|describe"
-    r"|define|compare|calculate|convert|recommend|suggest|search|look\s+up|proofread|review\s+this|next)\b"
+    r"|define|compare|calculate|convert|recommend|suggest|search|look\s+up|proofread|review\s+this"
+    r"|next(?!\s+(?:week|weekend|month|year|time|term|semester|summer|winter|spring|autumn|fall|morning|evening"
+    r"|night|\w+day)))\b"
     r"|\bi\s+was\s+wondering\s+if\s+you\s+could\b"
     r"|^把.{1,24}(?:翻译|改成|改写|写成|换成|转成|转换|缩短|扩写|润色)|^(?:请你?|麻烦你?)?(?:帮我|帮忙|给我(?:讲|写|一个|推荐|找|列|来|翻译|总结|解释|看看)|讲讲|讲个|讲一|写一|翻译|总结|解释|介绍一下|告诉我|再来|重新|继续|下一个|说短|说长|再试)"
 )

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import date
 
+from hindsight_desktop.core.text import tense
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
 
@@ -134,7 +136,8 @@ def _is_pure_chatter(low: str) -> bool:
     return not _PUNCT_OR_SPACE.sub("", rest)
 
 
-def read_cues(text: str) -> Reading:
+def read_cues(text: str, written: date | None = None) -> Reading:
+    """`written`: the write's day, so that a date the text names can be placed before or after it."""
     norm = _normalise(text)
     explicit, body = _explicit(norm)
     body = _first_person(body)
@@ -166,8 +169,13 @@ def read_cues(text: str) -> Reading:
             continue
         if not passing and lang.CHANGE.search(clause):
             reading.change = True
+        done: bool | None = None
         for kind, pattern, strength in POSITIVE:
             if pattern.search(clause):
+                if kind == "plan":
+                    # A time word and a verb make a plan only when they point forward: "去年国庆…去了" is done.
+                    done = tense.orientation(clause, written) == tense.PAST if done is None else done
+                    kind = "event" if done else kind
                 reading.positive[kind] = max(reading.positive.get(kind, 0.0), strength)
     return reading
 

@@ -140,6 +140,7 @@ def _write_locked(
         importance=req.importance,
         entity_count=len(entities),
         related=restated,
+        written=occurred,
     )
     duplicate = _find_duplicate(db, digest, nearest, neighbours, req, text, parts.settings.duplicate_similarity)
     if duplicate is not None:
