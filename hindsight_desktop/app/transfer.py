@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 
 if TYPE_CHECKING:  # the engine is imported on the worker, never on the main thread (see backend.py)
-    from hindsight_desktop.core.engine import ImportReport, MemoryEngine
+    from hindsight_desktop.core.engine import ImportPlan, ImportReport, MemoryEngine
 
 FORMATS = {name: f"{label} (*.{name})" for name, label in EXPORT_FORMATS.items()}  # the file dialog's filters
 Progress = Callable[[int, int], None]
@@ -46,16 +46,21 @@ def export_sizes(engine: MemoryEngine, shown: MemoryFilter) -> tuple[int, int, i
     return int(numbers["memories"]), int(numbers["links"]), engine.count(shown)
 
 
-def import_job(engine: MemoryEngine, path: str, progress: Progress | None = None) -> ImportReport:
-    return engine.import_file(path, progress=progress)
+def import_job(engine: MemoryEngine, plan: ImportPlan, progress: Progress | None = None) -> ImportReport:
+    """The import of a previewed file: parsed and embedded already, checked unchanged since the preview."""
+    return engine.run_import_plan(plan, progress=progress)
 
 
-def preview_job(engine: MemoryEngine, path: str, progress: Progress | None = None) -> ImportReport | str:
-    """The dry run: the report of what the import would do, or why the file is refused (nothing changes)."""
+def preview_job(
+    engine: MemoryEngine, path: str, progress: Progress | None = None
+) -> tuple[ImportPlan, ImportReport] | str:
+    """The dry run: the file's plan (kept for the import) and the report of what the import would do, or
+    why the file is refused (nothing changes)."""
     from hindsight_desktop.core.errors import HindsightError
 
     try:
-        return engine.import_file(path, dry_run=True, progress=progress)
+        plan = engine.plan_import(path)
+        return plan, engine.run_import_plan(plan, dry_run=True, progress=progress)
     except HindsightError as exc:
         return str(exc)
 

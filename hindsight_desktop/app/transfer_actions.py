@@ -27,7 +27,7 @@ from hindsight_desktop.app.workers import Cancelled, Task
 from hindsight_desktop.core.records import MemoryFilter
 
 if TYPE_CHECKING:
-    from hindsight_desktop.core.engine import ImportReport
+    from hindsight_desktop.core.engine import ImportPlan, ImportReport
 
 IMPORT_FILES = "Memory files (*.json *.jsonl *.md *.markdown *.txt);;All files (*)"
 EVERYTHING, SHOWN, SELECTED = "everything", "shown", "selected"
@@ -132,34 +132,48 @@ class TransferActions(QObject):
             path,
             name="preview the import",
             progress=True,
-            on_done=lambda r: self._show_preview(path, r),
+            on_done=lambda planned: self._show_preview(path, planned),
             on_error=self._failed,
         )
         self.job_bar.follow(task, f"Reading {path}…")
         return task
 
-    def _show_preview(self, path: str, report: ImportReport | str) -> None:
+    def _show_preview(self, path: str, planned: tuple[ImportPlan, ImportReport] | str) -> None:
         box = QMessageBox(self.window)
         box.setWindowTitle("Import memories")
-        if isinstance(report, str):
+        if isinstance(planned, str):
             box.setIcon(QMessageBox.Icon.Warning)
-            box.setText(transfer.refused_words(report))
+            box.setText(transfer.refused_words(planned))
             box.setStandardButtons(QMessageBox.StandardButton.Close)
             self.message.emit("Import refused; nothing was changed.")
         else:
+            plan, report = planned
             box.setText(f"Import {path}?")
             box.setInformativeText(transfer.import_words(report))
             box.addButton("Import", QMessageBox.ButtonRole.AcceptRole)
             box.addButton(QMessageBox.StandardButton.Cancel)
-            box.accepted.connect(lambda: self.import_from(path))
+            box.accepted.connect(lambda: self.import_planned(plan))
         self.preview_box = box
         box.open()
 
     def import_from(self, path: str) -> Task:
+        """Import without a preview (the file is read and parsed here)."""
         task = self.backend.call(
-            transfer.import_job, path, name="import", progress=True, on_done=self._imported, on_error=self._failed
+            lambda engine, progress=None: engine.import_file(path, progress=progress),
+            name="import",
+            progress=True,
+            on_done=self._imported,
+            on_error=self._failed,
         )
         self.job_bar.follow(task, f"Importing {path}…")
+        return task
+
+    def import_planned(self, plan: ImportPlan) -> Task:
+        """Import what the preview showed, reusing its parse and embeddings."""
+        task = self.backend.call(
+            transfer.import_job, plan, name="import", progress=True, on_done=self._imported, on_error=self._failed
+        )
+        self.job_bar.follow(task, f"Importing {plan.source}…")
         return task
 
     def _imported(self, result: ImportReport) -> None:

@@ -3,8 +3,9 @@ and `assemble`, the one place they are built (around the models model/loader.py 
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from threading import Lock
@@ -36,9 +37,26 @@ class EmbedCache:
         self._size = size
         self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = Lock()
+        self._kept: dict[tuple[str, str], np.ndarray] | None = None
+
+    @contextlib.contextmanager
+    def keeping(self, kept: dict[tuple[str, str], np.ndarray]) -> Iterator[None]:
+        """While open, every embedding is also kept in `kept` (without a size limit) and looked up there
+        first: an import's preview and the import itself then embed each of the file's texts once."""
+        with self._lock:
+            self._kept = kept
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._kept = None
 
     def __call__(self, texts: list[str], kind: str = "passage") -> np.ndarray:
         with self._lock:
+            if self._kept is not None:
+                for text in texts:
+                    if (kind, text) in self._kept and (kind, text) not in self._items:
+                        self._items[(kind, text)] = self._kept[(kind, text)]
             missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self._items]
         if missing:
             fresh = self._embed(missing, kind)
@@ -46,10 +64,13 @@ class EmbedCache:
                 for text, vector in zip(missing, fresh, strict=True):
                     self._items[(kind, text)] = vector
                     self._items.move_to_end((kind, text))
+                    if self._kept is not None:
+                        self._kept[(kind, text)] = vector
                 while len(self._items) > self._size:
                     self._items.popitem(last=False)
         with self._lock:
-            found = {t: self._items.get((kind, t)) for t in texts}
+            kept_too = self._kept or {}
+            found = {t: self._items.get((kind, t), kept_too.get((kind, t))) for t in texts}
         kept = [v for v in (found[t] for t in texts) if v is not None]
         if len(kept) < len(texts):  # evicted by a very large batch: embed directly
             return self._embed(texts, kind)
@@ -61,6 +82,8 @@ class EmbedCache:
         with self._lock:
             for key in [k for k in self._items if k[1] in gone]:
                 del self._items[key]
+            for key in [k for k in self._kept or {} if k[1] in gone]:
+                del self._kept[key]  # type: ignore[index]
         inner = getattr(self._embed, "discard", None)  # a switch's JointEmbed holds two more caches
         if inner is not None:
             inner(texts)

@@ -38,6 +38,7 @@ from hindsight_desktop.core.model.default_model import DEFAULT_MODEL_FILE
 from hindsight_desktop.core.model.embedder import Embedder, default_embedder, load_embedder
 from hindsight_desktop.core.portable import transfer
 from hindsight_desktop.core.portable.importer import ImportReport
+from hindsight_desktop.core.portable.plan_files import ImportPlan
 from hindsight_desktop.core.recall.access_stats import AccessStats, SearchRecord, UseRecord
 from hindsight_desktop.core.recall.confidence import HIT_CONFIDENCE
 from hindsight_desktop.core.recall.hybrid import RecallWeights, recall
@@ -74,6 +75,7 @@ __all__ = [
     "MAX_LIST_ITEMS",
     "PERSON",
     "Explanation",
+    "ImportPlan",
     "ImportReport",
     "MemoryEngine",
     "Progress",
@@ -581,6 +583,20 @@ class MemoryEngine:
         `key`: what opens an encrypted export (a recovery key's), else this memory's own key."""
         self._sync_models()
         return transfer.import_memories(self.parts, path, fmt, dry_run, progress, keep_writers=keep_writers, key=key)
+
+    def plan_import(
+        self, path: str | os.PathLike[str], fmt: str | None = None, *, key: bytes | None = None
+    ) -> ImportPlan:
+        """Read and parse an import file once, for `run_import_plan`: a preview and then the import reuse
+        the parse and the preview's embeddings (portable/plan_files.py)."""
+        return transfer.plan_import(self.parts, path, fmt, key=key)
+
+    def run_import_plan(
+        self, plan: ImportPlan, dry_run: bool = False, progress: Progress | None = None, *, keep_writers: bool = False
+    ) -> ImportReport:
+        """`import_file` for a planned file; refused (InvalidInput) when the file changed since it was planned."""
+        self._sync_models()
+        return transfer.run_plan(self.parts, plan, dry_run, progress, keep_writers=keep_writers)
 
     # ---- diagnosis -----------------------------------------------------------------------------
     def why(self, query: str, memory_id: str) -> Explanation:

@@ -28,9 +28,10 @@ from typing import IO, Any, TextIO
 from hindsight_desktop import __version__
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.errors import EncryptionError, InvalidInput
-from hindsight_desktop.core.portable import encrypted, import_formats, json_input, own_format, seal
+from hindsight_desktop.core.portable import encrypted, import_formats, json_input, own_format, plan_files, seal
 from hindsight_desktop.core.portable.export_formats import WRITERS
 from hindsight_desktop.core.portable.importer import ImportReport, restore_bundle, write_items
+from hindsight_desktop.core.portable.plan_files import ImportPlan
 from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 from hindsight_desktop.core.store import meta, models
 from hindsight_desktop.core.store.database import Store
@@ -117,31 +118,72 @@ def import_memories(
     person says, with `keep_writers`, that the file is their own; otherwise every writer becomes
     "import:<writer>" and nothing stays pinned. Other formats are written as "import:<source>".
     An encrypted export is opened with `key` (a recovery key's), else with this memory file's own key."""
+    plan = plan_import(parts, path, fmt, key=key)
+    return run_plan(parts, plan, dry_run, progress, keep_writers=keep_writers)
+
+
+def plan_import(
+    parts: Parts, path: str | os.PathLike[str], fmt: str | None = None, *, key: bytes | None = None
+) -> ImportPlan:
+    """Read, decrypt and parse the file once. The plan can then be previewed (`run_plan(dry_run=True)`)
+    and imported, which reuses the parse and the preview's embeddings instead of doing them again."""
     source = Path(path)
-    text = _read_text(source, key or parts.store.key)
+    raw = json_input.read_bytes(source)
+    seen = plan_files.fingerprint(source, raw)
+    text = _text_of(raw, source, key or parts.store.key)
     chosen = import_formats.normalise(fmt) or import_formats.detect(source, text)
-    if not dry_run:
-        with parts.store.read() as db:
-            meta.refuse_if_paused(db, "resume it before importing")
-    report = ImportReport(format=chosen, source=str(source), dry_run=bool(dry_run))
     name = source.name
     if chosen in ("json", "jsonl"):
         parse = import_formats.parse_bundle if chosen == "json" else import_formats.parse_bundle_lines
-        bundle = parse(text, name)
+        return ImportPlan(source, chosen, fmt, seen, bundle=parse(text, name))
+    if chosen == "mcp-memory":
+        items = import_formats.parse_mcp_memory(text, name)
+    elif chosen == "lines":
+        items = import_formats.parse_lines(text, name)
+    else:
+        items = import_formats.parse_paragraphs(text, name, chosen)
+    if not items:
+        raise InvalidInput(f"{name}: no memories found in the file")
+    return ImportPlan(source, chosen, fmt, seen, items=items)
+
+
+def run_plan(
+    parts: Parts,
+    plan: ImportPlan,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    *,
+    keep_writers: bool = False,
+) -> ImportReport:
+    """Preview (`dry_run`) or import a planned file. A file changed since it was planned is refused
+    (InvalidInput): what was previewed is what gets written, or nothing is."""
+    if plan.runs:
+        plan_files.check_unchanged(plan.source, plan.seen)
+    if not dry_run:
         with parts.store.read() as db:
-            report.sealed = seal.verify(seal.key_for_import(db), bundle.digest, bundle.seal)
+            meta.refuse_if_paused(db, "resume it before importing")
+    report = ImportReport(format=plan.format, source=str(plan.source), dry_run=bool(dry_run))
+    with plan.embeddings_kept(parts):
+        _run(parts, plan, report, progress, keep_writers)
+    plan.runs += 1
+    return report
+
+
+def _run(parts: Parts, plan: ImportPlan, report: ImportReport, progress: Progress | None, keep_writers: bool) -> None:
+    if plan.bundle is not None:
+        with parts.store.read() as db:
+            report.sealed = seal.verify(seal.key_for_import(db), plan.bundle.digest, plan.bundle.seal)
+        # Restoring rewrites records in place (writers, redactions): each run gets its own copy of them.
+        bundle = dataclasses.replace(
+            plan.bundle,
+            memories=[dict(m) for m in plan.bundle.memories],
+            links=list(plan.bundle.links),
+            events=list(plan.bundle.events),
+        )
         restore_bundle(parts, bundle, report, progress, trusted=report.sealed or keep_writers)
     else:
-        if chosen == "mcp-memory":
-            items = import_formats.parse_mcp_memory(text, name)
-        elif chosen == "lines":
-            items = import_formats.parse_lines(text, name)
-        else:
-            items = import_formats.parse_paragraphs(text, name, chosen)
-        if not items:
-            raise InvalidInput(f"{name}: no memories found in the file")
-        write_items(parts, items, import_formats.source_writer(chosen, fmt), report, progress)
-    return report
+        assert plan.items is not None
+        write_items(parts, plan.items, import_formats.source_writer(plan.format, plan.asked), report, progress)
 
 
 def _filters(filters: MemoryFilter | None) -> dict[str, Any]:
@@ -163,9 +205,8 @@ def _counting(rows: Iterable[dict[str, Any]], total: int, progress: Progress | N
             progress(done, total)
 
 
-def _read_text(source: Path, key: bytes | None) -> str:
+def _text_of(raw: bytes, source: Path, key: bytes | None) -> str:
     """The file's text; an encrypted export is decrypted in memory, never written out plain."""
-    raw = json_input.read_bytes(source)
     if encrypted.is_encrypted(raw):
         if key is None:
             raise EncryptionError(
