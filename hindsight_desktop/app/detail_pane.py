@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.core import render
 from hindsight_desktop.core.identities import PERSON_WRITERS
 from hindsight_desktop.core.records import Event, Link, Memory
 
@@ -98,8 +99,8 @@ def _event_line(e: Event) -> str:
     what = EVENT_WORDS.get(e.kind, e.kind)
     detail = e.detail or {}
     if e.kind == "edit":
-        changed = [k for k in detail if k not in ("previous_content",)]
-        what += f" ({', '.join(changed)})" if changed else ""
+        changed = render.edit_words(detail)
+        what += f": {changed}" if changed else ""
     elif e.kind == "forget":
         what = (
             "purged"

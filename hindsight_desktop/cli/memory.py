@@ -96,6 +96,12 @@ def _edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--importance", type=float, help="the new importance, 0 to 1")
     p.add_argument("--type", help="the new type label")
     p.add_argument("--summary", help="the new summary")
+    p.add_argument(
+        "--scope",
+        choices=("shared", "private"),
+        help="who sees it: shared (every assistant) or private (only the assistant that wrote it, and you)",
+    )
+    p.add_argument("--when", help="when it happened (ISO 8601, e.g. 2026-08-03T14:00+02:00); stored as UTC")
     pin = p.add_mutually_exclusive_group()
     pin.add_argument(
         "--pin",
@@ -117,6 +123,8 @@ def _edit(args: argparse.Namespace) -> None:
             importance=args.importance,
             pinned=args.pinned,
             summary=args.summary,
+            scope=args.scope,
+            occurred_at=args.when,
         ).to_dict(),
     )
 
@@ -205,7 +213,12 @@ COMMANDS = (
     Command("add", "remember something (always stored: you asked for it)", _add, _add_arguments),
     Command("search", "hybrid recall", _search, _search_arguments),
     Command("show", "one memory with its links and history", _show, _id_argument),
-    Command("edit", "change a memory's text, importance, type or pin (kept in its history)", _edit, _edit_arguments),
+    Command(
+        "edit",
+        "change a memory's text, importance, type, pin, who sees it or when it happened (kept in its history)",
+        _edit,
+        _edit_arguments,
+    ),
     Command("forget", "archive (or --purge) memories by id or condition", _forget, _forget_arguments),
     Command("restore", "bring an archived memory back, or a whole forget (--batch)", _restore, _restore_arguments),
     Command("link", "connect two memories", _link, _link_arguments),

@@ -110,6 +110,21 @@ def test_edit_changes_a_memory_through_the_engine_and_keeps_its_history(run):
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
+def test_edit_changes_who_sees_it_and_when_it_happened(run):
+    added = json.loads(run("--json", "add", "The boiler was serviced by Aqua Heating.").stdout)
+    edited = json.loads(
+        run("--json", "edit", added["id"], "--scope", "private", "--when", "2025-08-03T14:00+02:00").stdout
+    )
+    assert (edited["scope"], edited["occurred_at"]) == ("private", "2025-08-03T12:00:00.000Z")
+    history = json.loads(run("--json", "show", added["id"]).stdout)["history"]
+    assert history[0]["kind"] == "edit" and set(history[0]["detail"]) == {"scope", "occurred_at"}
+    assert json.loads(run("--json", "edit", added["id"], "--scope", "shared").stdout)["scope"] == "shared"
+    bad = run("edit", added["id"], "--scope", "everyone", check=False)
+    assert bad.returncode == 2 and "invalid choice: 'everyone'" in bad.stderr
+    late = run("edit", added["id"], "--when", "not a date", check=False)
+    assert late.returncode == 2 and "occurred_at" in late.stderr
+
+
 def test_every_command_has_help_text_and_takes_json():
     from hindsight_desktop import cli
     from hindsight_desktop.cli.registry import SUBCOMMANDS
