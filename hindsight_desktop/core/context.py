@@ -82,8 +82,9 @@ class EmbedCache:
         with self._lock:
             for key in [k for k in self._items if k[1] in gone]:
                 del self._items[key]
-            for key in [k for k in self._kept or {} if k[1] in gone]:
-                del self._kept[key]  # type: ignore[index]
+            if self._kept is not None:
+                for key in [k for k in self._kept if k[1] in gone]:
+                    del self._kept[key]
         inner = getattr(self._embed, "discard", None)  # a switch's JointEmbed holds two more caches
         if inner is not None:
             inner(texts)
