@@ -9,8 +9,9 @@ import argparse
 from typing import Any
 
 from hindsight_desktop.cli.command import Command
-from hindsight_desktop.cli.output import emit, on_engine, open_engine, person_call
+from hindsight_desktop.cli.output import emit, on_engine, open_engine, person_call, print_fields
 from hindsight_desktop.cli.words import print_forget, superseded_mark
+from hindsight_desktop.core import render
 from hindsight_desktop.core.errors import InvalidInput, NotFound
 from hindsight_desktop.core.records import LAYERS
 
@@ -87,7 +88,17 @@ def _id_argument(p: argparse.ArgumentParser) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
-    person_call(args, "show", {"id": args.id})
+    person_call(args, "show", {"id": args.id}, human=_print_show)
+
+
+def _print_show(result: dict[str, Any]) -> None:
+    print_fields({k: v for k, v in result.items() if k != "history"})
+    print("history:")
+    for event in result.get("history", []):
+        what = event["kind"]
+        if what == "edit":
+            what = f"edited: {render.edit_words(event.get('detail') or {})}"
+        print(f"  {event['at']}  {what}  (by {event['client']})")
 
 
 def _edit_arguments(p: argparse.ArgumentParser) -> None:

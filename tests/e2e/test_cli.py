@@ -118,6 +118,8 @@ def test_edit_changes_who_sees_it_and_when_it_happened(run):
     assert (edited["scope"], edited["occurred_at"]) == ("private", "2025-08-03T12:00:00.000Z")
     history = json.loads(run("--json", "show", added["id"]).stdout)["history"]
     assert history[0]["kind"] == "edit" and set(history[0]["detail"]) == {"scope", "occurred_at"}
+    shown = run("show", added["id"]).stdout
+    assert "edited: changed who sees it, changed when it happened" in shown, shown
     assert json.loads(run("--json", "edit", added["id"], "--scope", "shared").stdout)["scope"] == "shared"
     bad = run("edit", added["id"], "--scope", "everyone", check=False)
     assert bad.returncode == 2 and "invalid choice: 'everyone'" in bad.stderr
