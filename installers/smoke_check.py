@@ -4,7 +4,11 @@ Run by `installers/smoke_test.sh` with the development venv's Python (it needs t
 PyInstaller to read the bundle's module archive). Everything runs on temporary data and config
 folders and free loopback ports; nothing touches the person's own memory.
 
-    python installers/smoke_check.py --app DIR [--tarball FILE] [--package DIR]
+    python installers/smoke_check.py --app DIR [--tarball FILE] [--package DIR] [--chroot IMAGE]
+
+With --chroot, everything the app runs runs inside that system image (installers/smoke_minimal_image.sh
+makes a minimal Debian one); this client stays outside and reaches the app over loopback and stdio. The
+app's folders must then have the same paths inside the image (the script mounts them there).
 """
 
 from __future__ import annotations
@@ -30,6 +34,18 @@ TOKEN_ENV = {"HINDSIGHT_TOKEN_STORE": "file", "PYTHON_KEYRING_BACKEND": "keyring
 MEMORY = "My sister Priya moved to Toronto in March 2024."
 QUERY = "Where does Priya live?"
 results: dict[str, str] = {}
+CHROOT: list[str] = []  # ["chroot", IMAGE] when the app runs inside a system image
+
+
+def inside(cmd: list[str]) -> list[str]:
+    """`cmd` as run where the app lives (inside the image with --chroot)."""
+    return [*CHROOT, *cmd]
+
+
+def image_has(program: str) -> bool:
+    if not CHROOT:
+        return shutil.which(program) is not None
+    return any((Path(CHROOT[1]) / folder / program).exists() for folder in ("usr/bin", "bin", "usr/local/bin"))
 
 
 class SmokeFailure(AssertionError):
@@ -107,7 +123,7 @@ def check_linked(internal: Path) -> None:
     ]
     env = {**os.environ, "LD_LIBRARY_PATH": str(internal)}
     for lib in must:
-        out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, env=env).stdout
+        out = subprocess.run(inside(["ldd", str(lib)]), capture_output=True, text=True, env=env).stdout
         missing = [line.split()[0] for line in out.splitlines() if "not found" in line]
         # The xcb and wayland plugins link the desktop's own libraries (libxcb*, libwayland*, libEGL):
         # a machine with a desktop has them; this build box may not.
@@ -120,7 +136,7 @@ def check_linked(internal: Path) -> None:
 
 def timed(cmd: list[str], env: dict[str, str], timeout: float = 120) -> tuple[float, subprocess.CompletedProcess]:
     started = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(inside(cmd), env=env, capture_output=True, text=True, timeout=timeout)
     return time.perf_counter() - started, done
 
 
@@ -181,14 +197,18 @@ def stop(proc: subprocess.Popen) -> str:
 def check_serve(exe: Path, home: Path) -> None:
     env = env_for(home)
     done = subprocess.run(
-        [str(exe), "--json", "clients", "add", "smoke"], env=env, capture_output=True, text=True, timeout=120
+        inside([str(exe), "--json", "clients", "add", "smoke"]), env=env, capture_output=True, text=True, timeout=120
     )
     check(done.returncode == 0, f"clients add failed: {done.stderr}")
     token = json.loads(done.stdout)["token"]
     port = free_port()
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        inside([str(exe), "serve", "--port", str(port)]),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         wait_for_port(port, proc)
@@ -210,7 +230,8 @@ async def _stdio_round_trip(exe: Path, env: dict[str, str]) -> list[str]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=str(exe), args=["mcp", "--client", "smoke-stdio"], env=env)
+    command = inside([str(exe), "mcp", "--client", "smoke-stdio"])
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
     async with Client(params, mode="legacy") as client:
         found = await client.call_tool("memory_search", {"query": QUERY})
         check(not found.is_error, f"stdio memory_search failed: {found.content}")
@@ -254,7 +275,7 @@ def check_gui(exe: Path, home: Path) -> None:
     results["GUI: tray ready"] = f"{tray:.2f} s after launch"
     results["GUI: memory open (model loaded, server up)"] = f"{memory:.2f} s after launch"
     # Without the probe: the app keeps running, and its MCP server answers (401 without a token).
-    proc = subprocess.Popen([str(exe)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(inside([str(exe)]), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port, proc)
         time.sleep(3)
@@ -269,7 +290,7 @@ def check_gui(exe: Path, home: Path) -> None:
 
 def check_gui_xcb(exe: Path, home: Path) -> None:
     """The bundled xcb platform plugin, on a virtual X server (skipped where xvfb-run is missing)."""
-    if shutil.which("xvfb-run") is None:
+    if not image_has("xvfb-run"):
         results["GUI on X11 (xvfb)"] = "skipped: xvfb-run not installed"
         return
     _settings_with_free_port(home)
@@ -298,7 +319,7 @@ def _post_status(url: str) -> int:
 def check_install(package: Path, home: Path, version: str) -> None:
     """The tarball's install.sh: app, command, menu entry and icons under a temporary ~/.local."""
     env = env_for(home, XDG_DATA_HOME=str(home / "share"), PREFIX=str(home / "local"))
-    done = subprocess.run(["bash", str(package / "install.sh")], env=env, capture_output=True, text=True)
+    done = subprocess.run(inside(["bash", str(package / "install.sh")]), env=env, capture_output=True, text=True)
     check(done.returncode == 0, f"install.sh failed: {done.stdout}{done.stderr}")
     command = home / "local" / "bin" / APP_NAME
     entry = home / "share" / "applications" / f"{APP_NAME}.desktop"
@@ -307,9 +328,11 @@ def check_install(package: Path, home: Path, version: str) -> None:
     exec_line = next(line for line in entry.read_text().splitlines() if line.startswith("Exec="))
     target = exec_line.removeprefix("Exec=").strip('"')
     check(target == str(home / "local" / "opt" / APP_NAME / APP_NAME), f"the menu entry runs {exec_line!r}")
-    ran = subprocess.run([str(command), "--version"], env=env, capture_output=True, text=True)
+    ran = subprocess.run(inside([str(command), "--version"]), env=env, capture_output=True, text=True)
     check(ran.stdout.strip() == f"{APP_NAME} {version}", f"the installed command printed {ran.stdout!r}")
-    done = subprocess.run(["bash", str(package / "install.sh"), "--uninstall"], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        inside(["bash", str(package / "install.sh"), "--uninstall"]), env=env, capture_output=True, text=True
+    )
     check(done.returncode == 0 and not command.exists() and not entry.exists(), "uninstall left files behind")
     results["install.sh / --uninstall"] = "ok (temporary ~/.local)"
 
@@ -320,7 +343,11 @@ def main() -> int:
     parser.add_argument("--tarball", type=Path, help="the tarball it came from (its size is reported)")
     parser.add_argument("--package", type=Path, help="the unpacked tarball's top folder (holds install.sh)")
     parser.add_argument("--version", required=True, help="the version --version must print")
+    parser.add_argument("--chroot", type=Path, help="run the app inside this system image (same paths there)")
     args = parser.parse_args()
+    if args.chroot:
+        CHROOT[:] = ["chroot", str(args.chroot)]
+        results["system image"] = str(args.chroot)
     exe = args.app / (APP_NAME + (".exe" if os.name == "nt" else ""))
     if args.tarball:
         results["tarball"] = mib(args.tarball.stat().st_size)

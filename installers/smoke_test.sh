@@ -7,6 +7,7 @@
 #   installers/smoke_test.sh dist/hindsight-desktop          # the one-folder app itself
 #
 # PYTHON (default: .venv/bin/python) must have the `mcp` SDK; it is the client, never the app.
+# SMOKE_CHROOT=IMAGE runs the app inside that system image (see smoke_minimal_image.sh, which sets it).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +18,7 @@ VERSION="$("$PYTHON" -c 'import hindsight_desktop; print(hindsight_desktop.__ver
 WORK="$(mktemp -d -t hindsight-smoke-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
-args=(--version "$VERSION")
+args=(--version "$VERSION" ${SMOKE_CHROOT:+--chroot "$SMOKE_CHROOT"})
 if [[ -f "$TARGET" ]]; then
     started=$EPOCHREALTIME
     tar -xzf "$TARGET" -C "$WORK"

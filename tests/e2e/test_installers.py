@@ -41,6 +41,7 @@ ISS = INSTALLERS / "windows" / "hindsight-desktop.iss"
 SCRIPTS = [
     INSTALLERS / "build_linux.sh",
     INSTALLERS / "smoke_test.sh",
+    INSTALLERS / "smoke_minimal_image.sh",
     INSTALLERS / "linux" / "install.sh",
     INSTALLERS / "linux" / "build_appimage.sh",
     INSTALLERS / "macos" / "build_dmg.sh",
@@ -419,6 +420,25 @@ def test_shell_scripts_parse_and_are_executable(script):
     assert os.access(script, os.X_OK)
     done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_minimal_image_test_installs_exactly_readme_s_debian_packages():
+    """smoke_minimal_image.sh (root, minutes: not run here) reads its package list from README's Debian row."""
+    from hindsight_desktop.cli.doctor_qt import PACKAGES
+
+    script = (INSTALLERS / "smoke_minimal_image.sh").read_text()
+    reader = next(line for line in script.splitlines() if line.startswith("read -r -a PACKAGES"))
+    done = subprocess.run(
+        ["bash", "-c", f'ROOT={ROOT}; {reader}; printf "%s\\n" "${{PACKAGES[@]}}"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    packages = done.stdout.split()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| Debian"))
+    assert packages and " ".join(packages) in row
+    assert set(packages) <= set(PACKAGES["debian"].values())
 
 
 def test_python_helpers_compile():
