@@ -157,3 +157,31 @@ def test_the_settings_window_switches_the_colours(qtbot, shell, qapp):
     assert theme.is_dark(qapp.palette())
     assert shell.backend.settings.appearance == "dark"
     assert '"appearance": "dark"' in shell.paths.settings_file.read_text(encoding="utf-8")
+
+
+def _light_share(widget) -> float:
+    """The share of a widget's pixels that are near white."""
+    image = widget.grab().toImage()
+    step = 4
+    points = [(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)]
+    return sum(image.pixelColor(x, y).lightness() > 200 for x, y in points) / len(points)
+
+
+def test_a_window_opened_in_light_is_all_dark_after_the_switch(qtbot, shell, qapp):
+    """Nothing keeps the colours of when it was made (a style sheet does: the search list once stayed white)."""
+    theme.apply("light")
+    support.seed(shell.backend.engine)
+    window = shell.open_timeline()
+    window.resize(1240, 780)
+    qtbot.waitUntil(lambda: window.timeline.total is not None and not window.timeline.loading, timeout=20_000)
+    window.search_field.setText("passport")
+    support.wait(qtbot, window.run_search())
+    qtbot.waitUntil(lambda: window.searching and window.results.rowCount() > 0, timeout=20_000)
+    assert _light_share(window.search_view) > 0.5  # light as made
+    theme.apply("dark")
+    qtbot.wait(50)
+    for view in (window.search_view, window.detail, window.why, window.filter_bar):
+        assert _light_share(view) < 0.05, view
+    window.clear_search()
+    qtbot.wait(50)
+    assert _light_share(window.timeline_view) < 0.05
