@@ -243,7 +243,7 @@ class SettingsDialog(QDialog):
     def open_diagnose(self) -> DiagnoseDialog:
         """Show the Diagnose window (one per settings window) and run the checks."""
         if self.diagnose_dialog is None:
-            self.diagnose_dialog = DiagnoseDialog(self.backend, self.paths, parent=self)
+            self.diagnose_dialog = DiagnoseDialog(self.backend, self.paths, parent=self, settings=self)
         self.diagnose_dialog.show()
         self.diagnose_dialog.raise_()
         if self.diagnose_dialog.task is None or self.diagnose_dialog.task.is_finished:
