@@ -6,7 +6,8 @@ words themselves count (en_words.py: an ordinary English word, a word that is al
 Grace or Bill, or neither, as Priya or Caroline), and so do the words around the run:
 
 - person cues: a verb people do ("Grace said", "met Rose", "told Bill"), a relative or title before it
-  ("my sister May"), a possessive with a relative after it ("Will's wife"), "X and I";
+  ("my sister May"), a possessive with a relative after it ("Will's wife"), "X and I"; softer ones
+  ("with Rose", "Cool, John!") only for a word that is also a name;
 - organisation cues: a service's words after it ("Stripe account", "Notion doc") or a tool's words
   before it ("via Stripe", "using Slack", "works at Figma").
 
@@ -66,6 +67,15 @@ _ORG_BEFORE = re.compile(
 # "at Notion"); after an article no capitalised word is ("the Figma file").
 _NOT_PERSON_BEFORE = re.compile(r"\b(?:on|at)\s+$")
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+$")
+# Someone spoken to: "Cool, John.", "Wow Maria, that sounds fun", "Maria, thank you!". Enough for a word
+# that is also a name, never for an ordinary word ("Honestly, I…").
+_CALLED_BEFORE = re.compile(
+    r"(?:,|\b(?:yeah|yes|wow|woah|whoa|oh|hey|hi|hello|thanks|congrats|congratulations|cool|nice|great|awesome"
+    r"|sorry|okay|ok|sure|aw+|haha|lol|omg|bye|ah|definitely|absolutely|totally|exactly|indeed|love\s+you))\s*$"
+)
+_CALLED_AFTER = re.compile(
+    r"[,!?.;]|(?<!\s)\s*$|,\s+(?:thank|thanks|you|i|i'm|we|how|what|did|do|have|are|can|congrats)\b"
+)
 _LOOK_BACK = 40  # characters before the run that the cues read
 
 
@@ -86,6 +96,18 @@ def _before(text: str, start: int) -> str:
     return text[max(0, start - _LOOK_BACK) : start].lower()
 
 
+def sentence_start(text: str, start: int) -> bool:
+    """Whether text[start] begins a sentence, a heading or a list item (after a colon or a line break)."""
+    before = text[:start].rstrip()
+    return not before or before[-1] in ".!?\"'\n:;"
+
+
+def _called(text: str, start: int, end: int, before: str) -> bool:
+    if _CALLED_BEFORE.search(before):
+        return _CALLED_AFTER.match(text, end) is not None
+    return sentence_start(text, start) and text[end : end + 1] == "," and _CALLED_AFTER.match(text, end) is not None
+
+
 def person_cue(text: str, start: int, end: int) -> bool:
     """Whether the words around text[start:end] say it is a person ("Grace said", "my sister May")."""
     return _PERSON_AFTER.match(text, end) is not None or _PERSON_BEFORE.search(_before(text, start)) is not None
@@ -98,18 +120,20 @@ def judge(text: str, start: int, end: int) -> Verdict:
     before = _before(text, start)
     possessive = text[end : end + 1] in ("'", "’")
     cued = person_cue(text, start, end)
-    if not cued:
-        if _ORG_AFTER.match(text, end) or (not possessive and _ORG_BEFORE.search(before)):
-            return "org"
-        if _ARTICLE_BEFORE.search(before):
-            return "not_person"
     kinds = [word_kind(w) for w in text[start:end].split()]
     if cued:
         return "person"
+    # "Family support" opening a sentence is no service: an ordinary word there is the sentence's own.
+    org_after = _ORG_AFTER.match(text, end) and ("other" in kinds or not sentence_start(text, start))
+    if org_after or (not possessive and _ORG_BEFORE.search(before)):
+        return "org"
+    if _ARTICLE_BEFORE.search(before):
+        return "not_person"
     if "other" not in kinds and not possessive and _NOT_PERSON_BEFORE.search(before):
         return "not_person"
     if "other" in kinds:
         return "undecided"
-    if "name_word" in kinds and (_SOFT_BEFORE.search(before) or (len(kinds) > 1 and kinds[-1] == "name_word")):
+    soft = _SOFT_BEFORE.search(before) is not None or _called(text, start, end, before)
+    if "name_word" in kinds and (soft or (len(kinds) > 1 and kinds[-1] == "name_word")):
         return "person"
     return "not_person"

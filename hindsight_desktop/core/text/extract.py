@@ -243,11 +243,6 @@ def _orgs_and_places(c: _Collector) -> None:
             c.add("place", m.start("p"), m.end("p"), m.group("p").lower())
 
 
-def _sentence_initial(text: str, start: int) -> bool:
-    before = text[:start].rstrip()
-    return not before or before[-1] in ".!?\"'\n:;"
-
-
 def _looks_like_subject(text: str, end: int) -> bool:
     """After a sentence-initial word: a name is followed by a verb, an imperative by its object."""
     word = text[:end].split()[-1]
@@ -277,8 +272,16 @@ def _english_people(c: _Collector) -> None:
                 run.append(word)
                 continue
             if run:
+                run = _without_opening_word(text, run)
                 _judge_run(c, run[0][0], run[-1][1], single=len(run) == 1)
             run = []
+
+
+def _without_opening_word(text: str, run: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """An ordinary word opening the sentence before a name is not part of it ("Yeah John", "Cancel Hulu")."""
+    if len(run) < 2 or not en_names.sentence_start(text, run[0][0]) or en_names.word_kind(run[0][2]) != "word":
+        return run
+    return run[1:] if any(en_names.word_kind(w[2]) != "word" for w in run[1:]) else run
 
 
 def _judge_run(c: _Collector, start: int, end: int, single: bool) -> None:
@@ -289,7 +292,7 @@ def _judge_run(c: _Collector, start: int, end: int, single: bool) -> None:
         c.add("org", start, end, text[start:end].lower())
         return
     if verdict == "undecided":
-        single_initial = single and _sentence_initial(text, start)
+        single_initial = single and en_names.sentence_start(text, start)
         # "in Lisbon": an unknown capitalised word after "in" is more likely a place than a person.
         after_in = single and text[max(0, start - 3) : start].lower() == "in "
         if after_in or (single_initial and not _looks_like_subject(text, end)):
