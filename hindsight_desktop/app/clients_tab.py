@@ -68,8 +68,9 @@ class ClientsTab(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((1, 170), (2, 110), (3, 150), (4, 210)):
+        # The client's name gets its room; the policy's words (the last column) take what is left.
+        header.setStretchLastSection(True)
+        for column, width in ((0, 130), (1, 115), (2, 105), (3, 135)):
             header.resizeSection(column, width)
         self.policies: dict[str, str] = {}
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
