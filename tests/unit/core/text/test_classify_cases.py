@@ -141,6 +141,11 @@ def test_word_kind(word: str, kind: str) -> None:
         ("Caroline's wife works at Figma.", ["caroline"], ["figma"]),
         ("Our Acme account is overdue.", [], ["acme"]),
         ("Dinner with Rose and Priya.", ["rose", "priya"], []),
+        ("Cool, John. Kickboxing sounds fun.", ["john"], []),  # spoken to
+        ("Yeah Maria, that was a great hike!", ["maria"], []),
+        ("Honestly, I liked it.", [], []),  # an ordinary word is never called by name
+        ("Family support is invaluable.", [], []),  # no service at the start of a sentence
+        ("Sounds good, Nate!", ["nate"], []),
     ],
 )
 def test_cues_around_the_word(text: str, people: list[str], orgs: list[str]) -> None:
