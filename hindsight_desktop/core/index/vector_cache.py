@@ -1,11 +1,11 @@
-"""An in-process index of one model's vectors for fast nearest-neighbour search.
+"""An in-process copy of one model's search codes for fast nearest-neighbour search.
 
 sqlite-vec's exact scan is the slowest part of a search in a large store (bench/NOTES.md). This cache
-keeps each vector's sign bits (48 bytes a vector) in memory for a coarse Hamming pass, then rescores the
-few hundred best candidates with their int8 codes, read from the memory file (vector_codes.py): memory
-that grows by 56 bytes a vector, and a fresh process reads the sign bits block by block instead of
-decoding every float32 vector. The vec0 table stays the source of truth; other processes' changes are
-replayed from the `vector_changes` log before every search.
+keeps sign bits (48 bytes a vector) for a coarse Hamming pass and int8 codes with one scale each for
+rescoring the few hundred best candidates: a fraction of the scan's time, in memory that grows with the
+store. Both are written beside each vector at write time (vector_codes.py), so a fresh process reads them
+block by block instead of decoding every float32 vector. The vec0 table stays the source of truth; other
+processes' changes are replayed from the `vector_changes` log before every search.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class VectorCache:
         # Sign bits stored word-major (one row per 64-bit word, one column per vector): the Hamming
         # pass then runs over contiguous memory, faster than row by row (bench/NOTES.md).
         self._bits = np.zeros((self.words, 0), dtype=np.uint64)
+        self._codes = np.zeros((0, dim), dtype=np.int8)
+        self._scale = np.zeros(0, dtype=np.float32)
         self._row_of = np.zeros(0, dtype=np.int32)  # rowid -> its row here, -1 for none (smaller than a dict)
         self._size = 0
         self._layout = 0  # moves whenever a row is added, removed or moved
@@ -64,9 +66,9 @@ class VectorCache:
             for _, rowid, op in changes:
                 self._remove(rowid)
                 if op == "add":
-                    bits = vector_codes.bits_of(db, self.model_num, self.dim, rowid)
-                    if bits is not None:
-                        self._extend(np.array([rowid], dtype=np.int64), bits[None, :])
+                    found = vector_codes.one(db, self.model_num, self.dim, rowid)
+                    if found is not None:
+                        self._extend(np.array([rowid], dtype=np.int64), *found)
             self.seq = latest
 
     def _log_pruned_since(self, db: apsw.Connection) -> bool:
@@ -74,13 +76,13 @@ class VectorCache:
         return row is not None and row[0] is not None and row[0] > self.seq + 1
 
     def _load_all(self, db: apsw.Connection, latest: int) -> None:
-        """Read every vector's sign bits, a block at a time."""
+        """Read every vector's codes, a block at a time."""
         self._size = 0  # first, so fresh arrays copy nothing over (no stale vector survives)
         self._row_of = np.zeros(0, dtype=np.int32)
         self._layout += 1
-        rowids, bits = vector_codes.all_bits(db, self.model_num, self.dim)
-        self._allocate(len(rowids) + 1024)
-        self._extend(rowids, bits)
+        self._allocate(vector_codes.count(db, self.model_num) + 1024)
+        for rowids, bits, codes, scale in vector_codes.blocks(db, self.model_num, self.dim):
+            self._extend(rowids, bits, codes, scale)
         self.seq = latest
 
     def _allocate(self, capacity: int) -> None:
@@ -88,11 +90,14 @@ class VectorCache:
         keep = self._size
         rowids = np.zeros(capacity, dtype=np.int64)
         bits = np.zeros((self.words, capacity), dtype=np.uint64)
+        codes = np.zeros((capacity, self.dim), dtype=np.int8)
+        scale = np.zeros(capacity, dtype=np.float32)
         rowids[:keep], bits[:, :keep] = self._rowids[:keep], self._bits[:, :keep]
-        self._rowids, self._bits = rowids, bits
+        codes[:keep], scale[:keep] = self._codes[:keep], self._scale[:keep]
+        self._rowids, self._bits, self._codes, self._scale = rowids, bits, codes, scale
 
-    def _extend(self, rowids: np.ndarray, bits: np.ndarray) -> None:
-        """Append vectors' sign bits (one row of `bits` per rowid)."""
+    def _extend(self, rowids: np.ndarray, bits: np.ndarray, codes: np.ndarray, scale: np.ndarray) -> None:
+        """Append vectors' codes (one row of `bits` and `codes` per rowid)."""
         start, count = self._size, len(rowids)
         if count == 0:
             return
@@ -105,6 +110,8 @@ class VectorCache:
             self._row_of = grown
         self._rowids[start : start + count] = rowids
         self._bits[:, start : start + count] = bits.T
+        self._codes[start : start + count] = codes
+        self._scale[start : start + count] = scale
         self._row_of[rowids] = np.arange(start, start + count, dtype=np.int32)
         self._size += count
         self._layout += 1
@@ -113,13 +120,13 @@ class VectorCache:
         return int(self._row_of[rowid]) if 0 <= rowid < len(self._row_of) else -1
 
     def discard(self, rowid: int) -> None:
-        """Forget one vector at once (a purge): its bits leave the arrays, not just the index."""
+        """Forget one vector at once (a purge): its codes leave the arrays, not just the index."""
         with self._lock:
             self._remove(rowid)
 
     def _remove(self, rowid: int) -> None:
         """Swap the last row into the hole so the arrays stay dense, and zero the freed last row: a
-        removed vector's bits must not linger in spare capacity."""
+        removed vector's codes must not linger in spare capacity."""
         i = self._row(rowid)
         if i < 0:
             return
@@ -129,8 +136,10 @@ class VectorCache:
             moved = int(self._rowids[last])
             self._rowids[i] = moved
             self._bits[:, i] = self._bits[:, last]
+            self._codes[i] = self._codes[last]
+            self._scale[i] = self._scale[last]
             self._row_of[moved] = i
-        self._rowids[last], self._bits[:, last] = 0, 0
+        self._rowids[last], self._bits[:, last], self._codes[last], self._scale[last] = 0, 0, 0, 0
         self._size = last
         self._layout += 1
 
@@ -142,9 +151,7 @@ class VectorCache:
         with self._lock:
             return self._row(rowid) >= 0
 
-    def nearest(
-        self, db: apsw.Connection, query: np.ndarray, k: int, hidden: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
+    def nearest(self, query: np.ndarray, k: int, hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
         """The k nearest rows, best first. Rows whose rowid is in `hidden` (sorted) are left out before
         anything is counted, so which rows reach exact scoring never depends on rows the asker cannot see."""
         with self._lock:
@@ -166,8 +173,7 @@ class VectorCache:
                 # sort of 100k values; rows tied at the cut-off all go on to rescoring.
                 cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.words * 64 + 2)), keep))
                 candidates = np.flatnonzero(distance <= cutoff)
-            codes, scale = vector_codes.read_codes(db, self.model_num, self.dim, self._rowids[candidates])
-            sims = (codes.astype(np.float32) @ query.astype(np.float32)) * scale
+            sims = (self._codes[candidates].astype(np.float32) @ query.astype(np.float32)) * self._scale[candidates]
             top = min(k, len(candidates))
             order = np.argpartition(-sims, top - 1)[:top]
             order = order[np.argsort(-sims[order])]
@@ -197,9 +203,10 @@ class VectorCache:
             distance += np.bitwise_count(xor, out=ones)
         return distance
 
-    def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
-        """The vectors (as their codes give them) of those rowids that have one, as rows of one array."""
+    def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
+        """The vectors of those rowids that have one, as rows of one array (one decode, not one per row)."""
         with self._lock:
-            found = [r for r in rowids if self._row(r) >= 0]
-            codes, scale = vector_codes.read_codes(db, self.model_num, self.dim, np.array(found, dtype=np.int64))
-            return found, codes.astype(np.float32) * scale[:, None]
+            found = [(r, i) for r in rowids if (i := self._row(r)) >= 0]
+            index = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
+            rows = self._codes[index].astype(np.float32) * self._scale[index, None]
+            return [r for r, _ in found], rows

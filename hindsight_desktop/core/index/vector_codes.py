@@ -3,10 +3,9 @@
 The vector cache (vector_cache.py) searches sign bits (one bit a dimension) and rescores the best candidates
 with int8 codes (one byte a dimension and a float32 scale a vector). Both are derived from the float32
 vector, so they are written when the vector is, in blocks of `BLOCK` consecutive rowids: a fresh process
-reads a block's sign bits as one value instead of decoding every float32 vector, and a search reads only
-its candidates' codes from the file (they stay encrypted at rest and out of memory). The blocks live in the
-memory file, are derived (never synced: each device writes them with its own vectors) and go with the
-vector: a purge zeroes a memory's slots.
+reads a block's codes as two values instead of reading and decoding every float32 vector. The blocks live
+in the memory file (encrypted with it), are derived (never synced: each device writes them with its own
+vectors) and go with the vector: a purge zeroes a memory's slots.
 
 Layout: `vector_bits` has one row per (model, block) with a validity bitmap (bit i of byte i // 8, lowest
 first) and the block's sign bits, `words` 64-bit words per slot; `vector_block_codes` (same id) holds
@@ -15,7 +14,6 @@ each slot's int8 codes followed by its float32 scale. A slot is the rowid's offs
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
 
 import apsw
@@ -24,7 +22,6 @@ import numpy as np
 from hindsight_desktop.core.store import values
 
 BLOCK = 1024  # rowids per block
-WHOLE_BLOCK_FROM = 64  # candidates in one block from which its whole codes are read at once
 
 
 def words_of(dim: int) -> int:
@@ -78,65 +75,48 @@ def count(db: apsw.Connection, model_num: int) -> int:
     return total
 
 
-def all_bits(db: apsw.Connection, model_num: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rowids ascending, their sign bits one row each) of every vector of the model."""
-    words = words_of(dim)
-    rowids: list[np.ndarray] = []
-    bits: list[np.ndarray] = []
-    for block, valid, blob in db.execute(
-        "SELECT block, valid, bits FROM vector_bits WHERE model_num = ? ORDER BY block", (model_num,)
-    ):
+def blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """(rowids, sign bits, codes, scales) of the model's vectors, one block at a time, rowids ascending."""
+    words, width = words_of(dim), dim + 4
+    for block, valid, bits, packed in db.execute(
+        "SELECT b.block, b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
+        "WHERE b.model_num = ? ORDER BY b.block",
+        (model_num,),
+    ).fetchall():  # read to the end before the caller uses them (see _Chunks.read)
+        assert isinstance(block, int) and isinstance(valid, bytes) and isinstance(bits, bytes)
+        assert isinstance(packed, bytes)
         slots = np.flatnonzero(np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little"))
-        rowids.append(int(block) * BLOCK + slots)
-        bits.append(np.frombuffer(blob, dtype=np.uint64).reshape(BLOCK, words)[slots])
-    if not rowids:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, words), dtype=np.uint64)
-    return np.concatenate(rowids).astype(np.int64), np.concatenate(bits)
+        held = np.frombuffer(packed, dtype=np.uint8).reshape(BLOCK, width)[slots]
+        yield (
+            block * BLOCK + slots.astype(np.int64),
+            np.frombuffer(bits, dtype=np.uint64).reshape(BLOCK, words)[slots],
+            held[:, :dim].view(np.int8),
+            np.ascontiguousarray(held[:, dim:]).view(np.float32)[:, 0],
+        )
 
 
-def bits_of(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> np.ndarray | None:
-    """One vector's sign bits, or None when it has none."""
+def one(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> tuple[np.ndarray, ...] | None:
+    """(sign bits, codes, scale) of one vector, each with one row, or None when it has none."""
     block_id = _block(db, model_num, rowid // BLOCK, dim, create=False)
     if block_id is None:
         return None
-    slot, width = rowid % BLOCK, words_of(dim) * 8
+    slot, words, width = rowid % BLOCK, words_of(dim), dim + 4
     with db.blob_open("main", "vector_bits", "valid", block_id, False) as blob:
         blob.seek(slot // 8)
         present = blob.read(1)[0] >> (slot % 8) & 1
     if not present:
         return None
     with db.blob_open("main", "vector_bits", "bits", block_id, False) as blob:
+        blob.seek(slot * words * 8)
+        bits = blob.read(words * 8)
+    with db.blob_open("main", "vector_block_codes", "codes", block_id, False) as blob:
         blob.seek(slot * width)
-        bits = blob.read(width)
-    return np.frombuffer(bits, dtype=np.uint64)
-
-
-def read_codes(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes one row per rowid, scales) of rowids that have codes (the caller knows they do), in their order."""
-    codes = np.zeros((len(rowids), dim), dtype=np.int8)
-    scale = np.zeros(len(rowids), dtype=np.float32)
-    width = dim + 4
-    by_block: dict[int, list[int]] = defaultdict(list)
-    for i, rowid in enumerate(rowids.tolist()):
-        by_block[rowid // BLOCK].append(i)
-    buffer = bytearray(width)
-    for block, positions in by_block.items():
-        block_id = _block(db, model_num, block, dim, create=False)
-        if block_id is None:
-            continue
-        with db.blob_open("main", "vector_block_codes", "codes", block_id, False) as blob:
-            if len(positions) >= WHOLE_BLOCK_FROM:
-                slots = rowids[positions] % BLOCK
-                whole = np.frombuffer(blob.read(), dtype=np.uint8).reshape(BLOCK, width)[slots]
-                codes[positions] = whole[:, :dim].view(np.int8)
-                scale[positions] = np.ascontiguousarray(whole[:, dim:]).view(np.float32)[:, 0]
-                continue
-            for i in positions:
-                blob.seek(int(rowids[i]) % BLOCK * width)
-                blob.read_into(buffer)
-                codes[i] = np.frombuffer(buffer, dtype=np.int8, count=dim)
-                scale[i] = np.frombuffer(buffer, dtype=np.float32, count=1, offset=dim)[0]
-    return codes, scale
+        packed = blob.read(width)
+    return (
+        np.frombuffer(bits, dtype=np.uint64)[None, :],
+        np.frombuffer(packed, dtype=np.int8, count=dim)[None, :],
+        np.frombuffer(packed, dtype=np.float32, count=1, offset=dim),
+    )
 
 
 def backfill(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray, matrix: np.ndarray) -> None:

@@ -78,12 +78,12 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         """The k nearest rowids with their cosine similarity, best first, leaving out the `hidden` rowids."""
         self.cache.refresh(db)
-        return self.cache.nearest(db, vector, k, hidden)
+        return self.cache.nearest(vector, k, hidden)
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """(rowids that have a vector, their vectors as rows), in the order asked."""
         self.cache.refresh(db)
-        return self.cache.matrix(db, rowids)
+        return self.cache.matrix(rowids)
 
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
         """The vectors of those rowids that have one, by rowid."""

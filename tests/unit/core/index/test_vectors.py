@@ -135,10 +135,11 @@ def _stored(db, table: str) -> dict[int, np.ndarray]:
 
 
 def _codes_of(db, index: VectorIndex, rowids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    found, bits = vector_codes.all_bits(db, index.num, index.dim)
-    by_rowid = dict(zip(found.tolist(), bits, strict=True))
-    codes, scale = vector_codes.read_codes(db, index.num, index.dim, np.array(rowids, dtype=np.int64))
-    return np.stack([by_rowid[r] for r in rowids]), codes, scale
+    """(sign bits, codes, scales) the blocks hold for those rowids, in their order."""
+    held = {}
+    for found, bits, codes, scale in vector_codes.blocks(db, index.num, index.dim):
+        held.update({r: (bits[i], codes[i], scale[i]) for i, r in enumerate(found.tolist())})
+    return tuple(np.stack([held[r][part] for r in rowids]) for part in range(3))  # type: ignore[return-value]
 
 
 def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
@@ -158,15 +159,18 @@ def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
     with store.read() as db:
         expected = _stored(db, index.table)
         rowids = sorted(expected)
-        found, _ = vector_codes.all_bits(db, index.num, dim)
+        found = np.concatenate([block[0] for block in vector_codes.blocks(db, index.num, dim)])
         assert found.tolist() == rowids and vector_codes.count(db, index.num) == len(rowids)
         matrix = np.stack([expected[r] for r in rowids])
         bits, codes, scale = _codes_of(db, index, rowids)
         want_codes, want_scale = vector_codes.int8_codes(matrix)
         assert np.array_equal(bits, vector_codes.sign_bits(matrix, vector_codes.words_of(dim)))
         assert np.array_equal(codes, want_codes) and np.array_equal(scale, want_scale)
-        gone = vector_codes.read_codes(db, index.num, dim, np.array([24, 45], dtype=np.int64))[0]
-        assert not gone.any()  # deleted: zeroed slots
+        assert vector_codes.one(db, index.num, dim, 24) is None and vector_codes.one(db, index.num, dim, 45) is None
+        replaced = vector_codes.one(db, index.num, dim, 9)
+        assert replaced is not None and np.array_equal(replaced[1][0], want_codes[rowids.index(9)])
+        block = db.execute("SELECT codes FROM vector_block_codes").fetchone()[0]
+        assert not block[24 * (dim + 4) : 25 * (dim + 4)].strip(b"\0")  # a deleted vector's slot is zeroed
         written = (bits, codes, scale)
         assert vector_codes._stored_chunks(db, index.table, dim) is not None  # this sqlite-vec's layout is known
     for reader in ("chunks", "rows"):

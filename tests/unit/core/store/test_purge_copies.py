@@ -137,6 +137,7 @@ def test_a_purge_leaves_no_copy_in_any_file_or_cache(engine, clock):
     # This process's caches forgot them at once, and the search codes derived from them left the file.
     for index in switching.indexes(engine.parts.vectors):
         assert not [r for r in rowids if r in index.cache]
+        assert not [code for code in codes if code in index.cache._codes.tobytes()]
     after = _raw(folder)
     for code in codes:
         assert not [w for w in _windows(code) if w in after], "a vector's search codes left in the file"
