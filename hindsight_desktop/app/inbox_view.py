@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMainWindow,
     QPlainTextEdit,
@@ -152,6 +153,11 @@ class InboxView(QWidget):
         self.list.setHeaderLabels(["Proposed", "By", "Type", "Memory", "Expires"])
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
+        header = self.list.header()  # the proposed text takes the room; the others are short
+        header.setStretchLastSection(False)
+        for column, width in ((0, 140), (1, 120), (2, 90), (4, 150)):
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.currentItemChanged.connect(lambda *_: self._show_current())
         self.text = QPlainTextEdit()
