@@ -26,3 +26,13 @@ def test_writers_are_the_assistants_seen_with_their_last_activity(engine, clock,
     assert "desktop" in writers and any(w.startswith("import:") for w in writers)  # there, and left out
     assert seen["claude-code"] == first + timedelta(hours=2)
     assert seen["claude-desktop"] == clock()
+
+
+def test_a_later_change_or_forget_moves_the_last_activity_on(engine, clock):
+    written = engine.write("My neighbour Rosa keeps a spare key to the flat.", client="cursor")
+    engine.write("The dentist appointment is on Friday at nine.", client="zed")
+    clock.advance(days=3)
+    engine.forget(ids=[written.id], client="cursor")  # an event only: no memory written, no search
+    seen = ClientBook.of(engine).writers()
+    assert seen["cursor"] == clock() and seen["zed"] == clock() - timedelta(days=3)
+    assert ClientBook.of(engine).writers() == seen  # read again: the same
