@@ -401,11 +401,7 @@ class TimelineWindow(QMainWindow):
         self.results.set_hits(text, hits)
         self.stack.setCurrentWidget(self.search_view)
         self.why.show()
-        self.count_label.setText(
-            f"{fmt.count(len(hits), 'result')} for “{text}”  ·  Esc returns to the timeline"
-            if hits
-            else f"Nothing found for “{text}”"
-        )
+        self.count_label.setText(self.results.status_text())  # says so when nothing found is relevant
         if hits:
             self.search_view.setCurrentIndex(self.results.index(0, 0))
         self._selection_changed()

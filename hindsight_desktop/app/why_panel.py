@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from hindsight_desktop.core.engine import HIT_CONFIDENCE
 from hindsight_desktop.core.records import SearchHit
 
 # signal -> (label, what it measures, the RecallWeights field that weighs it)
@@ -36,12 +37,19 @@ def contributions(hit: SearchHit, weights: object | None) -> dict[str, float]:
 
 
 def summary(hit: SearchHit, weights: object | None) -> str:
-    """One sentence: which signals carried this result."""
+    """One sentence: which signals carried this result, and whether it is likely an answer at all."""
     parts = sorted(contributions(hit, weights).items(), key=lambda kv: kv[1], reverse=True)
     top = [SIGNALS.get(k, (k,))[0].lower() for k, v in parts[:2] if v > 0.005]
-    if not top:
-        return "Found by weak evidence only."
-    return "Found mostly by " + " and ".join(top) + "."
+    found = "Found mostly by " + " and ".join(top) + "." if top else "Found by weak evidence only."
+    if hit.confidence < HIT_CONFIDENCE:
+        return found + " Probably not an answer: a weak match."
+    return found
+
+
+def heading(hit: SearchHit) -> str:
+    """The panel's heading: how sure the result is, and the relevance that ranked it."""
+    sure = "sure" if hit.confidence >= HIT_CONFIDENCE else "weak"
+    return f"Why this result  ·  {hit.confidence:.2f} {sure}  ·  relevance {hit.relevance:.3f}"
 
 
 class WhyPanel(QWidget):
@@ -98,7 +106,7 @@ class WhyPanel(QWidget):
                 "Select a search result to see why it was found.",
             )
             return
-        p.drawText(PAD, PAD + 14, f"Why this result  ·  relevance {self.hit.relevance:.3f}")
+        p.drawText(PAD, PAD + 14, heading(self.hit))
         p.setFont(self.font())
         p.setPen(muted)
         p.drawText(PAD, PAD + 34, summary(self.hit, self.weights))

@@ -12,7 +12,15 @@ constants per model, the engine embeds a small probe set when it loads a model a
 - the average question of each language (`question_centre`), which recall subtracts from every
   question before comparing it with memories (below);
 - how close a question so centred lands to the memory that answers it, and to memories that do not,
-  and from those pairs a logistic curve from similarity to the chance that a memory answers.
+  and from those pairs two logistic curves: against every memory that does not answer (where recall
+  stops keeping a memory for its meaning alone, `candidate_floor`), and against the ones nearest the
+  question among those (the chance that a memory answers, `answer_probability`).
+
+Why two curves. A person's memories are alike in kind ("my car's plate is...", "I prefer green tea"),
+so the nearest memory to a question on another topic lands well above the typical non-answer: judged
+against typical non-answers, the best of twenty unrelated memories looked like an answer. The chance
+that a result answers is therefore fitted against each probe question's nearest non-answers, the
+competition a real answer has; a memory stays a candidate (for ranking) from the looser level.
 
 Why centre questions. Some memories sit near every question of a language ("hubs"): e5 puts any
 Chinese question nearer to any Chinese memory than to the English memory that answers it, and a
@@ -50,7 +58,7 @@ from hindsight_desktop.config import default_cache_dir
 from hindsight_desktop.core.store.private_files import private_dir, private_writer
 
 # Version of the probe set and of what is measured: bump it to re-measure every model.
-PROBE_VERSION = 4
+PROBE_VERSION = 5
 META_PREFIX = "calibration:"
 CACHE_SUBDIR = "calibration"  # under the cache folder: one file per model id and probe version
 # Where a typical answer lands on the recall scale. Recall's weights were set on all-MiniLM's raw
@@ -159,6 +167,9 @@ QUESTIONS = {
     ],
 }
 SCRIPTS = ("en", "zh")
+# How many of each probe question's closest non-answers (of both languages' sentences) the answer curve
+# is fitted against.
+NEAREST_MISSES = 2
 
 
 @dataclass(frozen=True)
@@ -176,9 +187,14 @@ class Calibration:
     answer: dict[str, float]  # median when the memory answers the question
     off_topic: dict[str, float]  # median when it does not
     # P(answers | similarity) = 1 / (1 + exp(-(slope * similarity + bias))), fitted to the probe
-    # pairs with both outcomes weighted alike (Platt scaling; `_logistic`).
+    # pairs with both outcomes weighted alike (Platt scaling; `_logistic`): the answers against each
+    # question's NEAREST_MISSES closest non-answers.
     answer_slope: dict[str, float]
     answer_bias: dict[str, float]
+    # The same curve fitted against every non-answer: where a memory is as close as a typical
+    # non-answer is far, recall's floor for keeping a candidate on its meaning alone.
+    candidate_slope: dict[str, float]
+    candidate_bias: dict[str, float]
 
     def script(self, lang: str) -> str:
         return lang if lang in self.unrelated else "en"
@@ -209,12 +225,20 @@ class Calibration:
         lang = self.script(asked)
         return -self.answer_bias[lang] / self.answer_slope[lang]
 
+    def candidate_floor(self, asked: str = "en") -> float:
+        """The similarity from which recall keeps a memory with no other evidence as a candidate: as likely
+        an answer as a typical non-answer (below `evidence_floor`: ranking sees more than is claimed)."""
+        lang = self.script(asked)
+        return -self.candidate_bias[lang] / self.candidate_slope[lang]
+
     def answer_probability(self, similarity: float, asked: str = "en") -> float:
         """How likely a memory this close to the centred question answers it, judged on the probe set.
 
-        The probe's questions share words with their answers, so this tells "nothing on this topic"
-        from "something on it"; a near miss (the memory names the person, not the asked detail)
-        lands as close as an answer does."""
+        Judged against the non-answers nearest each probe question, so a memory merely of the same kind
+        as the question (another of the person's facts) stays below 0.5. The probe's questions share
+        words with their answers, so this tells "nothing on this topic" from "something on it"; a near
+        miss (the memory names another person, not the asked one) lands as close as an answer does
+        (subjects.py tells those apart)."""
         lang = self.script(asked)
         z = self.answer_slope[lang] * similarity + self.answer_bias[lang]
         return 1.0 / (1.0 + math.exp(-min(60.0, max(-60.0, z))))
@@ -259,7 +283,7 @@ def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
         pool = np.vstack([right, plain])  # each left sentence must find its own right one first
         separation[script] = float(np.mean(np.argmax(left @ pool.T, axis=1) == np.arange(len(pairs))))
     centre: dict[str, str] = {}
-    answer, off_topic, slope, bias = {}, {}, {}, {}
+    answer, off_topic, slope, bias, loose_slope, loose_bias = {}, {}, {}, {}, {}, {}
     for asked in SCRIPTS:
         questions = _unit(embed(QUESTIONS[asked], "query"))
         n = len(questions)
@@ -268,15 +292,18 @@ def measure(model_id: str, embed: Callable[..., np.ndarray]) -> Calibration:
         # one of the probes.
         centred = questions - (questions.sum(axis=0) - questions) / (n - 1)
         hits: list[np.ndarray] = []
-        misses: list[np.ndarray] = []
+        misses: list[np.ndarray] = []  # per stored script, (questions, non-answers)
         for stored in SCRIPTS:
             sims = centred @ passages[stored][:n].T
             hits.append(sims[np.arange(n), np.arange(n)])
-            misses.extend(np.delete(sims[i], i) for i in range(n))
+            misses.append(np.array([np.delete(sims[i], i) for i in range(n)]))
+        every_miss = np.hstack(misses)
+        nearest = np.sort(every_miss, axis=1)[:, -NEAREST_MISSES:]
         answer[asked] = float(np.median(np.concatenate(hits)))
-        off_topic[asked] = float(np.median(np.concatenate(misses)))
-        slope[asked], bias[asked] = _logistic(np.concatenate(hits), np.concatenate(misses))
-    return Calibration(model_id, unrelated, separation, centre, answer, off_topic, slope, bias)
+        off_topic[asked] = float(np.median(every_miss))
+        slope[asked], bias[asked] = _logistic(np.concatenate(hits), nearest.ravel())
+        loose_slope[asked], loose_bias[asked] = _logistic(np.concatenate(hits), every_miss.ravel())
+    return Calibration(model_id, unrelated, separation, centre, answer, off_topic, slope, bias, loose_slope, loose_bias)
 
 
 def _logistic(hits: np.ndarray, misses: np.ndarray) -> tuple[float, float]:

@@ -2,29 +2,111 @@
 
 Fused relevance ranks results well but says nothing absolute: the best match for a question whose
 answer was never told still comes first, with a relevance much like a real hit's. Confidence is read
-from evidence whose scale is known:
+from evidence whose scale does not depend on what else the store holds (no share of the best hit, no
+rank), so it means the same in a store of ten memories and of a hundred thousand:
 
 - the centred question's similarity to the memory, as a probability fitted at load to the model's
-  probe questions and the sentences that do and do not answer them (calibration.answer_probability);
+  probe questions against their nearest non-answers (calibration.answer_probability);
 - an exact match of something specific the question names (a name, a code, a number, a date);
-- keywords the question and memory share, weighted by how rare they are (normalised BM25).
+- `coverage`: how much of the question's content the memory holds, its words weighted by how rare
+  they are among the memories (a question's rarest word is usually its topic: "football" in "what is my
+  favourite football team?"). A memory that shares none of the question's words is judged on its
+  meaning alone, and meaning alone is weaker evidence than the probe's answers (which share words);
+- whether the memory is about whom the question asks (subjects.py): a near miss about another person
+  lands as close in meaning as an answer, and is capped below HIT_CONFIDENCE.
 
 A search whose best result is below HIT_CONFIDENCE reports that nothing relevant was found.
 """
 
 from __future__ import annotations
 
+import math
+import re
+
+from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.model.calibration import Calibration
+from hindsight_desktop.core.text import segment
 
 HIT_CONFIDENCE = 0.5
 # How much each kind of exact evidence lifts the doubt left by the vectors (1 removes it all).
 _ENTITY_LIFT = 0.6
 _KEYWORD_LIFT = 0.35
+# A memory that shares no content word with the question: the odds from its meaning are multiplied by
+# this (the probe answers the curve is fitted on all share words with their questions).
+_MEANING_ONLY_ODDS = 0.35
+# A memory about someone other than the one asked about is at most this sure.
+_OTHER_SUBJECT = 0.4
+_BELOW_HIT = HIT_CONFIDENCE - 0.01  # a candidate kept only for its meaning is never claimed as an answer
+
+_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+# Question words say what kind of answer is wanted; no memory holds them.
+_QUESTION_CHARS = frozenset("什么哪谁吗呢怎几")
+_SUFFIXES = ("'s", "ies", "es", "s", "ing", "ed")
 
 
-def confidence(similarity: float | None, entity: float, keyword: float, scale: Calibration, asked: str = "en") -> float:
-    """Combine the vector's confidence with exact evidence (`entity`, `keyword` in [0, 1])."""
-    doubt = 1.0 - (scale.answer_probability(similarity, asked) if similarity is not None else 0.0)
-    doubt *= 1.0 - _ENTITY_LIFT * min(1.0, max(0.0, entity))
-    doubt *= 1.0 - _KEYWORD_LIFT * min(1.0, max(0.0, keyword))
-    return round(1.0 - doubt, 4)
+def content_terms(question: str) -> list[str]:
+    """The question's words that a memory answering it may share: keyword terms (no stop words), Chinese
+    words as the segmenter splits them (not the character pairs the index adds), no question words."""
+    terms = keyword.query_terms(question)
+    words = set(segment.words(question)) if _CJK.search(question) else set()
+    return [
+        t
+        for t in terms
+        if (not _CJK.search(t) or t in words) and not _QUESTION_CHARS.intersection(t) and "多少" not in t
+    ]
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def rarity(documents: int, rows: int) -> float:
+    """A term's weight from how many of the `rows` memories hold it: high for a rare or absent one."""
+    return math.log(1.0 + (rows - documents + 0.5) / (documents + 0.5))
+
+
+def coverage(terms: dict[str, float], memory: str) -> float:
+    """The rarity-weighted share of the question's content `terms` (term: weight) that `memory` holds."""
+    total = sum(terms.values())
+    if total <= 0:
+        return 0.0
+    lowered = memory.lower()
+    stems = {_stem(w) for w in keyword.query_terms(memory) if not _CJK.search(w)}
+    held = sum(
+        weight for term, weight in terms.items() if (term in lowered if _CJK.search(term) else _stem(term) in stems)
+    )
+    return held / total
+
+
+def confidence(
+    similarity: float | None,
+    entity: float,
+    covered: float,
+    scale: Calibration,
+    asked: str = "en",
+    *,
+    same_subject: bool = True,
+    meaning_only: bool = False,
+) -> float:
+    """Combine the vector's confidence with exact evidence (`entity`, `covered` in [0, 1]).
+
+    `same_subject`: the memory names whom the question asks about (or the question names no one).
+    `meaning_only`: the memory was kept only as one of the nearest in meaning, below the floor."""
+    p = scale.answer_probability(similarity, asked) if similarity is not None else 0.0
+    entity = min(1.0, max(0.0, entity))
+    covered = min(1.0, max(0.0, covered))
+    if covered <= 0 and entity <= 0 and 0 < p < 1:
+        odds = p / (1 - p) * _MEANING_ONLY_ODDS
+        p = odds / (1 + odds)
+    doubt = 1.0 - p
+    doubt *= 1.0 - _ENTITY_LIFT * entity
+    doubt *= 1.0 - _KEYWORD_LIFT * covered
+    value = 1.0 - doubt
+    if not same_subject:
+        value = min(value, _OTHER_SUBJECT)
+    if meaning_only:
+        value = min(value, _BELOW_HIT)
+    return round(value, 4)

@@ -16,9 +16,9 @@ import numpy as np
 
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.index import keyword, keyword_stats
-from hindsight_desktop.core.recall import dates, fact_questions, fusion
+from hindsight_desktop.core.recall import confidence as sure
+from hindsight_desktop.core.recall import dates, fact_questions, fusion, subjects
 from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
-from hindsight_desktop.core.recall.confidence import confidence
 from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import MemoryFilter, SearchHit
 from hindsight_desktop.core.store import entities, memories, relations
@@ -101,6 +101,7 @@ class Candidate:
     occurred_at: datetime
     access_count: int
     lang: str = "en"  # the memory's dominant script (text/language.py)
+    head: str = ""  # the opening of its text (CANDIDATE_COLUMNS): whom it names, for confidence
     says_something: bool = True  # more than a word or two: enough for its meaning to be evidence
     similarity: float = 0.0  # memory . centred question (calibration.py): the cosine less the memory's pull
     vector: float = 0.0  # the similarity on the model's calibrated scale (calibration.relevance)
@@ -194,7 +195,7 @@ def recall(
             # With no keyword, entity or link evidence, a candidate must be close enough to the question to
             # be as likely an answer as not, else it is noise: returning it would make every search "find"
             # something and hide misses from the hit rate (NEAREST_KEPT's few are listed, not counted).
-            floor = scale.evidence_floor(asked)
+            floor = scale.candidate_floor(asked)
             nearest = _nearest_in_meaning(cands.values()) if qvec is not None else set()
             fillers = {r for r in nearest if not _has_evidence(cands[r], floor)}
             cands = {r: c for r, c in cands.items() if r in fillers or _has_evidence(c, floor)}
@@ -209,6 +210,15 @@ def recall(
         _rank_superseded_below_successors(ranked)
         ranked = ranked[: q.limit]
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
+        # Confidence weighs the question's words by their rarity among the memories the asker sees; whom
+        # it asks about is checked apart (subjects.py), so a memory that only names them covers nothing.
+        about = subjects.of(q.text, now, found_dates)
+        words = seen.words
+        content = {
+            t: sure.rarity(words.documents(db, keyword.quote(t)), words.rows)
+            for t in sure.content_terms(kw_text)
+            if not subjects.names_someone(about, t)
+        }
     hits = [
         SearchHit(
             memory=loaded[r.cand.rowid],
@@ -218,14 +228,20 @@ def recall(
         )
         for r in ranked
     ]
-    asked_terms = set(terms)
+    # A name says whom the question is about, not what it asks: no exact-match lift from names alone.
+    specific = any(kind != "person" for kind, _ in qentities)
+    if about:  # "my wife" is also the Sarah a memory calls "my wife Sarah"
+        about = subjects.aliases(about, [c.head for c in cands.values()] + [h.memory.content for h in hits], now)
     for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
         hit.rank = i
-        shared = (
-            len(asked_terms & set(keyword.query_terms(hit.memory.content))) / len(asked_terms) if asked_terms else 0.0
-        )
-        hit.confidence = confidence(
-            r.cand.similarity if qvec is not None else None, r.cand.entity, shared, parts.calibration, asked
+        hit.confidence = sure.confidence(
+            r.cand.similarity if qvec is not None else None,
+            r.cand.entity if specific else 0.0,
+            sure.coverage(content, hit.memory.content),
+            parts.calibration,
+            asked,
+            same_subject=subjects.same(about, hit.memory.content),
+            meaning_only=r.cand.rowid in fillers,
         )
     return hits
 
@@ -299,6 +315,7 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
             occurred_at=from_db(occurred_at),
             access_count=int(access_count),
             lang=dominant_language(head or ""),
+            head=head or "",
             says_something=_says_something(head or ""),
         )
     return out

@@ -86,3 +86,11 @@ def test_a_calibration_of_the_previous_probe_version_is_measured_again(scale) ->
     assert calibration.Calibration.from_json(json.dumps(data)) == scale
     data["version"] = calibration.PROBE_VERSION - 1
     assert calibration.Calibration.from_json(json.dumps(data)) is None
+
+
+def test_recall_keeps_candidates_from_below_the_level_it_claims_answers(scale) -> None:
+    # The answer curve is fitted against each probe question's nearest non-answers, the candidate floor
+    # against all of them: a memory may be ranked for its meaning before it is called an answer.
+    for lang in ("en", "zh"):
+        assert scale.off_topic[lang] < scale.candidate_floor(lang) < scale.evidence_floor(lang) < scale.answer[lang]
+        assert scale.answer_probability(scale.candidate_floor(lang), lang) < 0.5

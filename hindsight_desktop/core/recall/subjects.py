@@ -1,0 +1,124 @@
+"""Who a question is about, and whether a memory is about the same one.
+
+"What is my daughter allergic to?" and "I am allergic to penicillin" are close in meaning (an allergy,
+the same family), and so are "where does Priya live?" and "I live in Beijing": the model places a near
+miss about another person as close as an answer. A question that names someone (a name, or a relation
+such as daughter / 女儿) is answered only by a memory that names the same one, by the name, by the
+relation in either language, or by a name the memories tie to that relation ("My wife Sarah ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from hindsight_desktop.core.text.extract import extract_entities
+from hindsight_desktop.core.text.extract_dates import Found
+
+# A relation in either language, to one key. Chinese forms are matched inside the text (no spaces).
+_RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "daughter": (("daughter", "daughters"), ("女儿", "闺女")),
+    "son": (("son", "sons"), ("儿子",)),
+    "wife": (("wife",), ("老婆", "妻子", "太太", "媳妇")),
+    "husband": (("husband",), ("老公", "丈夫")),
+    "sister": (("sister", "sisters"), ("姐姐", "妹妹", "姐", "妹")),
+    "brother": (("brother", "brothers"), ("哥哥", "弟弟", "哥", "弟")),
+    "mother": (("mother", "mum", "mom", "mummy", "mommy"), ("妈妈", "母亲", "妈")),
+    "father": (("father", "dad", "daddy"), ("爸爸", "父亲", "爸")),
+    "grandmother": (("grandmother", "grandma", "granny", "nan"), ("奶奶", "外婆", "姥姥")),
+    "grandfather": (("grandfather", "grandpa", "grandad"), ("爷爷", "外公", "姥爷")),
+    "manager": (("manager", "boss"), ("领导", "经理", "老板", "上司")),
+    "friend": (("friend", "friends"), ("朋友",)),
+    "nephew": (("nephew",), ("外甥", "侄子")),
+    "niece": (("niece",), ("外甥女", "侄女")),
+    "cousin": (("cousin",), ("表姐", "表妹", "表哥", "表弟", "堂姐", "堂妹", "堂哥", "堂弟")),
+    "aunt": (("aunt", "auntie"), ("阿姨", "姑姑", "姨妈", "舅妈")),
+    "uncle": (("uncle",), ("叔叔", "舅舅", "伯伯", "姑父")),
+    "partner": (
+        ("partner", "girlfriend", "boyfriend", "fiancé", "fiancée", "fiance", "fiancee"),
+        ("对象", "女朋友", "男朋友"),
+    ),
+    "colleague": (("colleague", "coworker", "co-worker"), ("同事",)),
+    "neighbour": (("neighbour", "neighbor"), ("邻居",)),
+}
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+_ENGLISH = {word: key for key, (english, _) in _RELATIONS.items() for word in english}
+# Longest first, so 外甥女 is a niece, not a nephew, and 表姐 a cousin, not a sister.
+_CHINESE = sorted(
+    ((word, key) for key, (_, chinese) in _RELATIONS.items() for word in chinese), key=lambda p: -len(p[0])
+)
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """The people a text names: by name (lower-case) and by relation key."""
+
+    names: frozenset[str] = field(default_factory=frozenset)
+    relations: frozenset[str] = field(default_factory=frozenset)
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.relations)
+
+
+def relations_in(text: str) -> set[str]:
+    """The relation keys a text names ("my daughter", "我女儿")."""
+    words = (_possessive(w.lower()) for w in _LATIN_WORD.findall(text))
+    found = {_ENGLISH[w] for w in words if w in _ENGLISH}
+    rest = text
+    for word, key in _CHINESE:
+        if word in rest:
+            found.add(key)
+            rest = rest.replace(word, " ")  # 外甥女 found: its 外甥 is not a nephew as well
+    return found
+
+
+def of(text: str, now: datetime, dates: list[Found] | None = None) -> Subjects:
+    """Who `text` names. `dates`: the text's dates when the caller has found them (extract_entities)."""
+    names = {e.value.lower() for e in extract_entities(text, now, dates) if e.kind == "person"}
+    return Subjects(frozenset(names), frozenset(relations_in(text)))
+
+
+def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:
+    """`asked` with the names that memories tie to its relations ("My wife Sarah teaches maths" makes Sarah
+    one way to name the wife), and the relations tied to its names."""
+    names, relations = set(asked.names), set(asked.relations)
+    for text in texts:
+        held = relations_in(text)
+        if not held & asked.relations and not any(_names(text, {n}) for n in asked.names):
+            continue
+        subject = of(text, now)
+        if len(subject.names) == 1 and len(subject.relations) == 1:  # one person, named both ways
+            if subject.relations & asked.relations:
+                names |= subject.names
+            if subject.names & asked.names:
+                relations |= subject.relations
+    return Subjects(frozenset(names), frozenset(relations))
+
+
+def _possessive(word: str) -> str:
+    """The word without a possessive ending ("wife's": "wife")."""
+    for mark in ("'s", "’s", "s'", "s’"):
+        if word.endswith(mark):
+            return word[: -len(mark)] if mark[0] in "'’" else word[:-1]
+    return word
+
+
+def _names(text: str, names: set[str]) -> bool:
+    """A Latin name as a whole word ("Tom", not "tomatoes"); a Chinese one anywhere in the text."""
+    lowered = text.lower()
+    words = {_possessive(w.lower()) for w in _LATIN_WORD.findall(text)}
+    return any(name in words if name.isascii() and " " not in name else name in lowered for name in names)
+
+
+def names_someone(asked: Subjects, term: str) -> bool:
+    """Whether a question's search term is one of its subjects' names or a relation word."""
+    return term.lower() in asked.names or bool(relations_in(term))
+
+
+def same(asked: Subjects, memory: str) -> bool:
+    """Whether a memory names someone the question asks about (True when the question names no one)."""
+    if not asked:
+        return True
+    return _names(memory, set(asked.names)) or bool(relations_in(memory) & asked.relations)

@@ -1,0 +1,28 @@
+"""The pieces of confidence that need no model: content words, their rarity and the memory's coverage."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_desktop.core.recall import confidence as sure
+
+
+def test_question_words_and_character_pairs_are_not_content() -> None:
+    assert sure.content_terms("What is my favourite football team?") == ["favourite", "football", "team"]
+    terms = sure.content_terms("我女儿对什么过敏？")
+    assert "过敏" in terms and "女儿" in terms
+    assert not [t for t in terms if "什" in t or "么" in t]
+    assert "儿对" not in terms  # a pair across two words, which no memory holds
+
+
+def test_a_rare_word_weighs_more_than_a_common_one() -> None:
+    assert sure.rarity(0, 20) > sure.rarity(1, 20) > sure.rarity(15, 20) > 0
+
+
+def test_coverage_is_the_rarity_weighted_share_held() -> None:
+    terms = {"favourite": 1.0, "football": 3.0, "team": 2.0}
+    assert sure.coverage(terms, "My car's number plate is KX19 ABC.") == 0.0
+    assert sure.coverage(terms, "My favourite tea is green.") == pytest.approx(1 / 6)
+    assert sure.coverage(terms, "Arsenal is my favourite football team.") == pytest.approx(1.0)
+    assert sure.coverage({"teach": 1.0}, "My wife teaches maths.") == 1.0  # a plural or -es form counts
+    assert sure.coverage({"过敏": 1.0}, "我对青霉素过敏。") == 1.0
