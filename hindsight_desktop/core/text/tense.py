@@ -6,8 +6,9 @@ What does:
 
 - time words that point back (去年, 上个月, 昨天, last year, yesterday, two weeks ago) or forward (明年,
   下周, 明天, next week, tomorrow);
-- without those, a planning verb (打算, 准备, 计划, 要去, plan to, going to, will) points forward, and a
-  completed action (去了, 吃过, 已经, 刚才; went, visited, got back) points back;
+- without those, a planning verb (打算, 准备, 计划, 要去, 改到; plan to, going to, will) points forward,
+  and in Chinese a completed action (去了, 吃过, 已经, 刚才) points back (an English past verb does not:
+  "my flight got moved to Thursday" is still ahead);
 - without either, when the write's time is known, the dates the text names: one that ended before that
   day points back, one that starts after it points forward ("五一我们打算去西安" written in December
   plans next May: the verb outweighs the date, which reads as this year's).
@@ -45,7 +46,11 @@ _ZH_FORWARD = re.compile(
     "明年|后年|下个?月|下个?星期|下周|下礼拜|明天|后天|明晚|明早|下次|下回|将来|未来|过几天|改天|到时候"
     f"|(?<![{_ZH_NUM}])[{_ZH_NUM}]{{1,4}}个?(?:年|月|星期|周|礼拜|天)(?:以后|之后|后)"
 )
-_ZH_PLAN = re.compile("打算|准备|计划|想要去|想去|要去|将要|将会|安排|预约|预订|订了.{0,6}(?:票|酒店|房)")
+# Planning verbs, with those that move a planned event: "改到了周四" is a plan moved, not something done.
+_ZH_PLAN = re.compile(
+    "打算|准备|计划|想要去|想去|要去|将要|将会|安排|预约|预订|订了.{0,6}(?:票|酒店|房)"
+    "|改期|改到|改在|改成|推迟|推到|延期|延后|提前到|挪到|调到|约在|约到|定在|定到|订在|约好|订好"
+)
 # A completed action: a verb with 了 or 过 after it, or an adverb that says it is done.
 _ZH_DONE = re.compile(
     "已经|曾经|刚[才刚]?(?:去|回|到|从)"
@@ -68,11 +73,6 @@ _EN_FORWARD = re.compile(
 )
 _EN_PLAN = re.compile(
     r"\b(?:will|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|intend\s+to|hope\s+to|about\s+to)\b|'ll\b",
-    re.IGNORECASE,
-)
-_EN_DONE = re.compile(
-    r"\b(?:went|visited|flew|drove|came\s+back|got\s+back|returned|spent|stayed|saw|met|had|took|did|was|were"
-    r"|finished|celebrated|travell?ed|moved|bought|ate)\b",
     re.IGNORECASE,
 )
 
@@ -100,7 +100,8 @@ def orientation(text: str, written: date | None = None) -> Orientation | None:
         planned = about_to or _ZH_PLAN.search(text) is not None
         done = not about_to and _ZH_DONE.search(text) is not None
     else:
-        planned, done = _EN_PLAN.search(text) is not None, _EN_DONE.search(text) is not None
+        # An English past verb tells nothing: "my flight got moved to Thursday", "booked a table for Friday".
+        planned, done = _EN_PLAN.search(text) is not None, False
     if planned != done:
         return FUTURE if planned else PAST
     if planned or written is None:

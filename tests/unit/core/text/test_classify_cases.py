@@ -69,6 +69,8 @@ def test_past_events_are_not_plans_and_plans_are(case: dict) -> None:
         ("去年国庆我们全家去了云南大理，住了五天。", "event"),  # the holiday the user saw typed a plan
         ("上个月我去了一趟成都出差。", "event"),  # 出差 alone is a plan cue
         ("明年国庆我们打算去云南玩一周。", "plan"),
+        ("体检改期了，从11月12日改到了11月19日上午八点。", "plan"),
+        ("btw my flight to Lisbon got moved to Thursday 9am", "plan"),
     ],
 )
 def test_a_past_holiday_is_an_event(text: str, kind: str) -> None:
@@ -84,6 +86,8 @@ def test_a_past_holiday_is_an_event(text: str, kind: str) -> None:
         ("三天后出发", None, tense.FUTURE),
         ("我已经去过三次北京了", None, tense.PAST),
         ("我要去了", None, tense.FUTURE),  # about to, not done
+        ("航班改到了周四", None, tense.FUTURE),  # a plan moved, not something done
+        ("My flight got moved to Thursday.", None, None),  # an English past verb says nothing
         ("去年就订好了明年的机票", None, None),  # both ways: the gate's reading stands
         ("国庆去大理玩", None, None),  # no cue and no write day: nothing to say
         ("国庆去大理玩", date(2026, 12, 2), tense.PAST),
