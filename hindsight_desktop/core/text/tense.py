@@ -46,11 +46,9 @@ _ZH_FORWARD = re.compile(
     "明年|后年|下个?月|下个?星期|下周|下礼拜|明天|后天|明晚|明早|下次|下回|将来|未来|过几天|改天|到时候"
     f"|(?<![{_ZH_NUM}])[{_ZH_NUM}]{{1,4}}个?(?:年|月|星期|周|礼拜|天)(?:以后|之后|后)"
 )
-# Planning verbs, with those that move a planned event: "改到了周四" is a plan moved, not something done.
-_ZH_PLAN = re.compile(
-    "打算|准备|计划|想要去|想去|要去|将要|将会|安排|预约|预订|订了.{0,6}(?:票|酒店|房)"
-    "|改期|改到|改在|改成|推迟|推到|延期|延后|提前到|挪到|调到|约在|约到|定在|定到|订在|约好|订好"
-)
+_ZH_PLAN = re.compile("打算|准备|计划|想要去|想去|要去|将要|将会|安排|预约|预订|订了.{0,6}(?:票|酒店|房)")
+# Verbs that set or move a planned event: "改到了周四" is a plan moved, whatever its 了 says.
+_ZH_SET = re.compile("改期|改到|改在|改成|推迟|推到|延期|延后|提前到|挪到|调到|约在|约到|定在|定到|订在|约好|订好")
 # A completed action: a verb with 了 or 过 after it, or an adverb that says it is done.
 _ZH_DONE = re.compile(
     "已经|曾经|刚[才刚]?(?:去|回|到|从)"
@@ -95,6 +93,8 @@ def orientation(text: str, written: date | None = None) -> Orientation | None:
     forward = (_ZH_FORWARD if han else _EN_FORWARD).search(text) is not None
     if back or forward:
         return None if back and forward else PAST if back else FUTURE
+    if han and _ZH_SET.search(text):
+        return FUTURE
     if han:
         about_to = _ZH_ABOUT_TO.search(text) is not None  # its 了 is no sign of something done
         planned = about_to or _ZH_PLAN.search(text) is not None
