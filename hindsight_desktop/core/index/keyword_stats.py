@@ -108,24 +108,32 @@ class Statistics:
         if phrase not in self._postings:
             if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
                 self._postings.clear()
-            self._postings[phrase] = postings.read(db, self.table, phrase)
+            found = postings.read(db, self.table, phrase)
+            self._postings[phrase] = None if found is None else self._visible(found)
         return self._postings[phrase]
 
+    def _visible(self, posting: Posting) -> Posting:
+        """The posting's rows the viewer may see."""
+        hidden = self.hidden_rows
+        if not len(hidden) or not len(posting):
+            return posting
+        at = np.minimum(np.searchsorted(hidden, posting.rowids), len(hidden) - 1)
+        shown = hidden[at] != posting.rowids
+        return Posting(posting.rowids[shown], posting.counts[shown], posting.lengths[shown])
+
     def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:
-        """`ranked` over the phrases' postings: the viewer's rows of each, scored by `_visible_bm25`'s
+        """`ranked` over the phrases' postings (the viewer's rows of each), scored by `_visible_bm25`'s
         formula, operation for operation, over the rows that hold any of them."""
-        shown = [~np.isin(p.rowids, self.hidden_rows) for p in found] if len(self.hidden_rows) else None
-        kept = (
-            found
-            if shown is None
-            else [Posting(p.rowids[s], p.counts[s], p.lengths[s]) for p, s in zip(found, shown, strict=True)]
-        )
+        kept = found
         for phrase, posting in zip(phrases, kept, strict=True):
             self._documents.setdefault(phrase, len(posting))
-        rowids, first = np.unique(np.concatenate([p.rowids for p in kept]), return_index=True)
-        if not len(rowids):
+        every = np.concatenate([p.rowids for p in kept])
+        if not len(every):
             return []
-        lengths = np.concatenate([p.lengths for p in kept])[first]
+        order = np.argsort(every, kind="stable")
+        ordered = every[order]
+        first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+        rowids, lengths = ordered[first], np.concatenate([p.lengths for p in kept])[order][first]
         avgdl = self.tokens / self.rows
         norm = K1 * (1 - B + B * lengths / avgdl)
         score = np.zeros(len(rowids))

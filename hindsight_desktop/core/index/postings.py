@@ -9,6 +9,7 @@ table's tokenizer cuts into several tokens (a trigram run) has no such list: its
 
 from __future__ import annotations
 
+import json
 import re
 import weakref
 from dataclasses import dataclass
@@ -40,15 +41,41 @@ def read(db: apsw.Connection, table: str, phrase: str) -> Posting | None:
         return None
     if table not in TABLES:
         raise ValueError(f"{table} is not a keyword index")
-    rows = db.execute(
-        f"SELECT i.doc, count(*), d.sz FROM temp.{table}_instances AS i JOIN {table}_docsize AS d ON d.id = i.doc "
-        "WHERE i.term = ? GROUP BY i.doc ORDER BY i.doc",
+    # One row back, built in C: a common term holds tens of thousands of rows, too many to step through here.
+    row = db.execute(
+        "SELECT group_concat(doc, ',' ORDER BY doc), group_concat(n, ',' ORDER BY doc), "
+        "group_concat(hex(sz), '' ORDER BY doc), count(*) FROM ("
+        f"SELECT i.doc AS doc, count(*) AS n, d.sz AS sz FROM temp.{table}_instances AS i "
+        f"JOIN {table}_docsize AS d ON d.id = i.doc WHERE i.term = ? GROUP BY i.doc)",
         (token,),
-    ).fetchall()
-    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    counts = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-    lengths = np.fromiter((_first_varint(bytes(r[2])) for r in rows), dtype=np.float64, count=len(rows))  # type: ignore[arg-type]
-    return Posting(rowids, counts, lengths)
+    ).fetchone()
+    if row is None or not row[3]:
+        empty = np.zeros(0)
+        return Posting(np.zeros(0, dtype=np.int64), empty, empty)
+    docs, counts, sizes, total = row
+    assert isinstance(docs, str) and isinstance(counts, str) and isinstance(sizes, str) and isinstance(total, int)
+    rowids = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
+    return Posting(rowids, np.array(json.loads(f"[{counts}]"), dtype=np.float64), _varints(bytes.fromhex(sizes), total))
+
+
+def _varints(data: bytes, count: int) -> np.ndarray:
+    """`count` SQLite variable-length integers back to back (each %_docsize record of a one-column index
+    is one), decoded at once: every byte but a number's last has its high bit set."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    last = raw < 0x80
+    if int(last.sum()) != count or len(raw) > count * 8:  # not one short varint per row: decode one by one
+        values, i = [], 0
+        while i < len(data):
+            start = i
+            while data[i] >= 0x80 and i - start < 8:
+                i += 1
+            values.append(_first_varint(data[start : i + 1]))
+            i += 1
+        return np.array(values, dtype=np.float64)
+    number = np.concatenate([[0], np.cumsum(last)[:-1]])  # which number each byte belongs to
+    ends = np.flatnonzero(last)
+    shift = 7 * (ends[number] - np.arange(len(raw)))
+    return np.bincount(number, weights=(raw & 0x7F).astype(np.float64) * np.exp2(shift), minlength=count)
 
 
 def _unquote(phrase: str) -> str:

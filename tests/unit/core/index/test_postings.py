@@ -111,3 +111,31 @@ def test_a_phrase_of_several_tokens_has_no_posting(store):
         one = postings.read(db, "fts_words", keyword.quote("Running"))  # porter: "run", as FTS5 stems it
         assert one is not None and len(one) > 0
         assert set(one.rowids.tolist()) == set(keyword.matching(db, keyword.quote("runs")))
+
+
+def test_row_lengths_decode_as_sqlite_writes_them():
+    """%_docsize lengths of one, two and three bytes, decoded together, are the numbers written."""
+    numbers = [0, 1, 127, 128, 300, 16383, 16384, 20000, 2_000_000]
+
+    def varint(n: int) -> bytes:
+        groups = [n & 0x7F]
+        while n := n >> 7:
+            groups.append(0x80 | (n & 0x7F))
+        return bytes(reversed(groups))
+
+    data = b"".join(varint(n) for n in numbers)
+    assert postings._varints(data, len(numbers)).tolist() == numbers
+    assert [postings._first_varint(varint(n)) for n in numbers] == numbers
+
+
+def test_a_long_memory_scores_the_same_both_ways(tmp_path, monkeypatch):
+    store = Store(tmp_path / "long.sqlite3")
+    with store.write() as db:
+        long = insert_indexed(db, "Lisbon coffee " + " ".join(f"word{i}" for i in range(400)), WHEN)
+        insert_indexed(db, "coffee in Lisbon, short", WHEN)
+        hidden = insert_indexed(db, "coffee coffee, someone else's", WHEN)
+        db.execute("UPDATE memories SET scope = 'private', client = 'other' WHERE rowid = ?", (hidden,))
+    with store.read() as db:
+        fast, slow = _both_ways(db, monkeypatch, lambda seen: keyword.search(db, "Lisbon coffee", 10, seen))
+        assert fast == slow and long in dict(fast) and hidden not in dict(fast)
+    store.close()
