@@ -1,11 +1,13 @@
 """Where a search's time goes beyond its embedding, stage by stage, at 10k and 100k memories.
 
-    python bench/recall_stages.py [--sizes 10000,100000] [--samples 60] [--store DIR] [--client claude] [--json]
+    python bench/recall_stages.py [--sizes 10000,100000] [--samples 60] [--store DIR] [--client claude]
+                                  [--direct] [--json]
 
 Each store is filled as bench/maintenance.py fills one (its `fill`: a pool of real sentences embedded once,
 each memory one of them with noise on its vector, written through the engine's lossless import), so filling
-100k takes minutes. `--store DIR` keeps the filled stores in DIR/<size>/ for the next run (the baseline and
-a change then measure the same file).
+100k takes minutes; `--direct` writes the same kind of memories straight through the storage layer
+(bench/fill_store.py), about a minute per 100k, for 1M. `--store DIR` keeps the filled stores in DIR/<size>/
+for the next run (the baseline and a change then measure the same file).
 
 The questions (bench/speed.py's) are embedded once before timing, so every stage's time excludes the model.
 Stages are timed by wrapping the functions recall calls (exclusive time: a stage's time leaves out the
@@ -140,8 +142,10 @@ def prime(engine: MemoryEngine, asked: list[str]) -> None:
         engine.parts.embed(asked[i : i + 8], "query")
 
 
-def filled(store: Path, size: int) -> tuple[Path, Path]:
-    """(data folder, models folder) of a store of `size` memories, filled the first time."""
+def filled(store: Path, size: int, direct: bool = False) -> tuple[Path, Path]:
+    """(data folder, models folder) of a store of `size` memories, filled the first time (through the
+    lossless import, or with `direct` straight through the storage layer: bench/fill_store.py)."""
+    import fill_store
     import maintenance
 
     folder = store / str(size)
@@ -149,7 +153,7 @@ def filled(store: Path, size: int) -> tuple[Path, Path]:
     if not (folder / "filled").exists():
         folder.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        report = maintenance.fill(data, models, size)
+        report = fill_store.fill(data, models, size) if direct else maintenance.fill(data, models, size)
         report["fill_seconds"] = round(time.perf_counter() - started, 1)
         (folder / "filled").write_text(json.dumps(report))
         print(json.dumps({"filled": size, **report}), file=sys.stderr, flush=True)
@@ -247,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         "--client", default="claude", help="who searches (others' private memories hidden); 'person': the person"
     )
     parser.add_argument("--fill-only", action="store_true")
+    parser.add_argument(
+        "--direct", action="store_true", help="fill new stores through the storage layer (for 1M), not the import"
+    )
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh process's first search")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -254,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for work in _workdir(args.store):
         for size in sizes:
-            data, models = filled(work, size)
+            data, models = filled(work, size, args.direct)
             if args.fill_only:
                 continue
             # Each size in its own process, so one size's cache and arrays do not weigh on the next.
