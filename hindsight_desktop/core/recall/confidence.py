@@ -34,14 +34,15 @@ _KEYWORD_LIFT = 0.35
 # A memory that shares no content word with the question: the odds from its meaning are multiplied by
 # this (the probe answers the curve is fitted on all share words with their questions).
 _MEANING_ONLY_ODDS = 0.35
-# A memory about someone other than the one asked about is at most this sure.
+# A memory about someone other than the one asked about, or about them and nothing asked, is at most this sure.
 _OTHER_SUBJECT = 0.4
+CROSS = 0.5  # a content word held only in the other language's words (recall's CROSS_WEIGHT)
 _BELOW_HIT = HIT_CONFIDENCE - 0.01  # a candidate kept only for its meaning is never claimed as an answer
 
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 # Question words say what kind of answer is wanted; no memory holds them.
 _QUESTION_CHARS = frozenset("什么哪谁吗呢怎几")
-_SUFFIXES = ("'s", "ies", "es", "s", "ing", "ed")
+_SIBILANT_ES = ("ches", "shes", "sses", "xes", "zes")
 
 
 def content_terms(question: str) -> list[str]:
@@ -57,10 +58,18 @@ def content_terms(question: str) -> list[str]:
 
 
 def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """A rough English stem, enough to match "lives", "living" and "live", or "teaches" and "teach"."""
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(_SIBILANT_ES):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    elif word.endswith(("ing", "ed")) and len(word) > 5:
+        word = word[: -3 if word.endswith("ing") else -2]
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def rarity(documents: int, rows: int) -> float:
@@ -68,16 +77,26 @@ def rarity(documents: int, rows: int) -> float:
     return math.log(1.0 + (rows - documents + 0.5) / (documents + 0.5))
 
 
-def coverage(terms: dict[str, float], memory: str) -> float:
-    """The rarity-weighted share of the question's content `terms` (term: weight) that `memory` holds."""
+def coverage(terms: dict[str, float], memory: str, other: dict[str, list[str]] | None = None) -> float:
+    """The rarity-weighted share of the question's content `terms` (term: weight) that `memory` holds.
+
+    `other`: each term's words in the other language (bilingual.py); one of them in the memory counts
+    `cross` of the term, as a keyword found through translation does in recall."""
     total = sum(terms.values())
     if total <= 0:
         return 0.0
     lowered = memory.lower()
     stems = {_stem(w) for w in keyword.query_terms(memory) if not _CJK.search(w)}
-    held = sum(
-        weight for term, weight in terms.items() if (term in lowered if _CJK.search(term) else _stem(term) in stems)
-    )
+
+    def holds(term: str) -> bool:
+        return term in lowered if _CJK.search(term) else _stem(term) in stems
+
+    held = 0.0
+    for term, weight in terms.items():
+        if holds(term):
+            held += weight
+        elif other and any(holds(t.lower()) for t in other.get(term, [])):
+            held += CROSS * weight
     return held / total
 
 
@@ -89,11 +108,14 @@ def confidence(
     asked: str = "en",
     *,
     same_subject: bool = True,
+    only_subject: bool = False,
     meaning_only: bool = False,
 ) -> float:
     """Combine the vector's confidence with exact evidence (`entity`, `covered` in [0, 1]).
 
     `same_subject`: the memory names whom the question asks about (or the question names no one).
+    `only_subject`: it names them but holds none of what the question asks about them: a name weighs
+    so much in the model's meaning that "Sarah's birthday" lands as near "Sarah's blood type?" as an answer.
     `meaning_only`: the memory was kept only as one of the nearest in meaning, below the floor."""
     p = scale.answer_probability(similarity, asked) if similarity is not None else 0.0
     entity = min(1.0, max(0.0, entity))
@@ -105,7 +127,7 @@ def confidence(
     doubt *= 1.0 - _ENTITY_LIFT * entity
     doubt *= 1.0 - _KEYWORD_LIFT * covered
     value = 1.0 - doubt
-    if not same_subject:
+    if not same_subject or (only_subject and covered <= 0):
         value = min(value, _OTHER_SUBJECT)
     if meaning_only:
         value = min(value, _BELOW_HIT)

@@ -15,7 +15,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.index import keyword, keyword_stats
+from hindsight_desktop.core.index import bilingual, keyword, keyword_stats
 from hindsight_desktop.core.recall import confidence as sure
 from hindsight_desktop.core.recall import dates, fact_questions, fusion, subjects
 from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
@@ -212,13 +212,15 @@ def recall(
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
         # Confidence weighs the question's words by their rarity among the memories the asker sees; whom
         # it asks about is checked apart (subjects.py), so a memory that only names them covers nothing.
-        about = subjects.of(q.text, now, found_dates)
+        about = subjects.of(q.text, now, found_dates, question=True)
         words = seen.words
         content = {
             t: sure.rarity(words.documents(db, keyword.quote(t)), words.rows)
             for t in sure.content_terms(kw_text)
             if not subjects.names_someone(about, t)
         }
+        lexicon = bilingual.lexicon()  # None while it is being built: then no other-language words
+        other = {t: bilingual.other_language_terms(lexicon, t) for t in content} if lexicon is not None else {}
     hits = [
         SearchHit(
             memory=loaded[r.cand.rowid],
@@ -237,10 +239,11 @@ def recall(
         hit.confidence = sure.confidence(
             r.cand.similarity if qvec is not None else None,
             r.cand.entity if specific else 0.0,
-            sure.coverage(content, hit.memory.content),
+            sure.coverage(content, hit.memory.content, other),
             parts.calibration,
             asked,
             same_subject=subjects.same(about, hit.memory.content),
+            only_subject=bool(about) and bool(content),
             meaning_only=r.cand.rowid in fillers,
         )
     return hits

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from hindsight_desktop.core.index.keyword import STOP_WORDS
 from hindsight_desktop.core.text.extract import extract_entities
 from hindsight_desktop.core.text.extract_dates import Found
 
@@ -74,9 +75,20 @@ def relations_in(text: str) -> set[str]:
     return found
 
 
-def of(text: str, now: datetime, dates: list[Found] | None = None) -> Subjects:
-    """Who `text` names. `dates`: the text's dates when the caller has found them (extract_entities)."""
-    names = {e.value.lower() for e in extract_entities(text, now, dates) if e.kind == "person"}
+def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: bool = False) -> Subjects:
+    """Who `text` names. `dates`: the text's dates when the caller has found them (extract_entities).
+
+    `question`: also any capitalised word past the first that names nothing else (no place, organisation
+    or other entity): in a question a name stands alone, with none of the cues that tell a person in a
+    memory ("How does Tom prefer to be updated?")."""
+    found = extract_entities(text, now, dates)
+    names = {e.value.lower() for e in found if e.kind == "person"}
+    if question:
+        taken = " ".join(e.text.lower() for e in found)
+        for word in _LATIN_WORD.findall(text)[1:]:
+            bare = _possessive(word.lower())
+            if word[0].isupper() and len(bare) > 1 and bare not in STOP_WORDS and bare not in taken:
+                names.add(bare)
     return Subjects(frozenset(names), frozenset(relations_in(text)))
 
 

@@ -26,3 +26,11 @@ def test_coverage_is_the_rarity_weighted_share_held() -> None:
     assert sure.coverage(terms, "Arsenal is my favourite football team.") == pytest.approx(1.0)
     assert sure.coverage({"teach": 1.0}, "My wife teaches maths.") == 1.0  # a plural or -es form counts
     assert sure.coverage({"过敏": 1.0}, "我对青霉素过敏。") == 1.0
+
+
+def test_forms_of_a_word_and_its_other_language_words_count() -> None:
+    assert sure.coverage({"live": 1.0}, "My sister lives in Berlin.") == 1.0
+    assert sure.coverage({"drive": 1.0}, "Tom drives a Corolla.") == 1.0
+    other = {"过敏": ["allergic", "allergy"]}
+    assert sure.coverage({"过敏": 1.0}, "My daughter is allergic to peanuts.", other) == pytest.approx(sure.CROSS)
+    assert sure.coverage({"过敏": 1.0}, "My daughter is allergic to peanuts.") == 0.0

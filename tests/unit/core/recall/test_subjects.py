@@ -33,3 +33,10 @@ def test_a_name_is_a_whole_word_and_a_relation_can_be_named_by_another_memory() 
     known = subjects.aliases(wife, ["My wife Sarah teaches maths.", "My son Leo plays the violin."], NOW)
     assert subjects.same(known, "Sarah's birthday is on 12 March.")
     assert not subjects.same(known, "Leo's birthday is in May.")
+
+
+def test_a_questions_lone_capitalised_word_is_a_name() -> None:
+    assert "tom" in subjects.of("How does Tom prefer to be updated?", NOW, question=True).names
+    assert subjects.of("How does Tom prefer to be updated?", NOW, question=True).names == {"tom"}
+    assert not subjects.of("What is my favourite football team?", NOW, question=True)
+    assert "lisbon" not in subjects.of("When do I fly to Lisbon?", NOW, question=True).names  # a place
