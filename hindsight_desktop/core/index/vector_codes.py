@@ -78,11 +78,13 @@ def count(db: apsw.Connection, model_num: int) -> int:
 def blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.ndarray, ...]]:
     """(rowids, sign bits, codes, scales) of the model's vectors, one block at a time, rowids ascending."""
     words, width = words_of(dim), dim + 4
-    for block, valid, bits, packed in db.execute(
-        "SELECT b.block, b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
-        "WHERE b.model_num = ? ORDER BY b.block",
-        (model_num,),
-    ).fetchall():  # read to the end before the caller uses them (see _Chunks.read)
+    ids = [int(i) for (i,) in db.execute("SELECT id FROM vector_bits WHERE model_num = ? ORDER BY block", (model_num,))]
+    for block_id in ids:  # one block in memory at a time, each statement read to its end (see _Chunks.read)
+        ((block, valid, bits, packed),) = db.execute(
+            "SELECT b.block, b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
+            "WHERE id = ?",
+            (block_id,),
+        ).fetchall()
         assert isinstance(block, int) and isinstance(valid, bytes) and isinstance(bits, bytes)
         assert isinstance(packed, bytes)
         slots = np.flatnonzero(np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little"))
