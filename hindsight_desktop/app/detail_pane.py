@@ -14,9 +14,8 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
-from hindsight_desktop.core import render
 from hindsight_desktop.core.identities import PERSON_WRITERS
-from hindsight_desktop.core.records import Event, Link, Memory
+from hindsight_desktop.core.records import Event, Link, Memory, edit_words
 
 if TYPE_CHECKING:  # the engine is imported on a worker (or when a command runs), never at start-up
     from hindsight_desktop.core.engine import MemoryEngine
@@ -99,7 +98,7 @@ def _event_line(e: Event) -> str:
     what = EVENT_WORDS.get(e.kind, e.kind)
     detail = e.detail or {}
     if e.kind == "edit":
-        changed = render.edit_words(detail)
+        changed = edit_words(detail)
         what += f": {changed}" if changed else ""
     elif e.kind == "forget":
         what = (

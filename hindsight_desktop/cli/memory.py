@@ -11,9 +11,8 @@ from typing import Any
 from hindsight_desktop.cli.command import Command
 from hindsight_desktop.cli.output import emit, on_engine, open_engine, person_call, print_fields
 from hindsight_desktop.cli.words import print_forget, superseded_mark
-from hindsight_desktop.core import render
 from hindsight_desktop.core.errors import InvalidInput, NotFound
-from hindsight_desktop.core.records import LAYERS
+from hindsight_desktop.core.records import LAYERS, edit_words
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -97,7 +96,7 @@ def _print_show(result: dict[str, Any]) -> None:
     for event in result.get("history", []):
         what = event["kind"]
         if what == "edit":
-            what = f"edited: {render.edit_words(event.get('detail') or {})}"
+            what = f"edited: {edit_words(event.get('detail') or {})}"
         print(f"  {event['at']}  {what}  (by {event['client']})")
 
 

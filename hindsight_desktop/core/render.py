@@ -324,21 +324,3 @@ def maintenance_text(counts: Mapping[str, Any]) -> str:
     if not parts:
         return f"Maintenance finished{suffix}: nothing needed changing."
     return f"Maintenance finished{suffix}: " + ", ".join(parts) + "."
-
-
-# What an edit changed, in words (the fields of an edit event's detail; previous_content is the old text).
-EDIT_WORDS = {
-    "content": "changed the text",
-    "summary": "changed the summary",
-    "type": "changed the type",
-    "importance": "changed how much it matters",
-    "pinned": "pinned or unpinned it",
-    "scope": "changed who sees it",
-    "occurred_at": "changed when it happened",
-}
-
-
-def edit_words(detail: Mapping[str, Any]) -> str:
-    """An edit event's changes as plain words: "changed who sees it, changed when it happened"."""
-    fields = [name for name in detail if name != "previous_content"]
-    return ", ".join(EDIT_WORDS.get(name, f"changed {name.replace('_', ' ')}") for name in fields)

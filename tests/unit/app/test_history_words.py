@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from hindsight_desktop.app.detail_pane import _event_line
-from hindsight_desktop.core.records import Event
-from hindsight_desktop.core.render import edit_words
+from hindsight_desktop.core.records import Event, edit_words
 
 
 def test_an_edit_of_scope_and_date_reads_as_words():
