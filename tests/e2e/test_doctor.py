@@ -72,7 +72,7 @@ def test_why_explains_a_normal_hit_with_its_rank(engine):
     engine.write("I prefer window seats on long flights.", explicit=True)
     why = engine.why("where does Priya live?", fact.id)
     assert why.exists and why.recalled and why.rank == 1 and why.verdict.startswith("recalled: rank 1")
-    floor = engine.current_parts().calibration.evidence_floor("en")
+    floor = engine.current_parts().calibration.candidate_floor("en")  # recall keeps it from here
     assert "priya" in why.matched_terms and why.vector_models and why.similarity > floor
     assert {"vector", "keyword", "recency", "importance"} <= set(why.scores)
     assert engine.stats()["searches"] == 0  # diagnosing is not a recall: the hit rate stays honest

@@ -95,7 +95,7 @@ def why_not_recalled(parts: Parts, search: Search, query: str, memory_id: str) -
         _rank(search, ex)
     # Recall's floor for a candidate with only vector evidence, for this question's language.
     scale = parts.calibration
-    floor = scale.evidence_floor(asked)
+    floor = scale.candidate_floor(asked)
     return _judge(ex, floor)
 
 
