@@ -125,8 +125,14 @@ def _names(text: str, names: set[str]) -> bool:
 
 
 def names_someone(asked: Subjects, term: str) -> bool:
-    """Whether a question's search term is one of its subjects' names or a relation word."""
-    return term.lower() in asked.names or bool(relations_in(term))
+    """Whether a question's search term is one of its subjects' names (or a piece of a Chinese one, which
+    the segmenter may split: 王磊 into 王, 磊) or a relation word."""
+    lowered = term.lower()
+    return (
+        lowered in asked.names
+        or (not lowered.isascii() and any(lowered in name for name in asked.names))
+        or bool(relations_in(term))
+    )
 
 
 def same(asked: Subjects, memory: str) -> bool:

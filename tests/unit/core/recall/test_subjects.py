@@ -40,3 +40,9 @@ def test_a_questions_lone_capitalised_word_is_a_name() -> None:
     assert subjects.of("How does Tom prefer to be updated?", NOW, question=True).names == {"tom"}
     assert not subjects.of("What is my favourite football team?", NOW, question=True)
     assert "lisbon" not in subjects.of("When do I fly to Lisbon?", NOW, question=True).names  # a place
+
+
+def test_a_piece_of_a_chinese_name_is_the_name() -> None:
+    asked = subjects.of("王磊对什么过敏吗？", NOW, question=True)
+    assert subjects.names_someone(asked, "王") and subjects.names_someone(asked, "王磊")
+    assert not subjects.names_someone(asked, "过敏")
