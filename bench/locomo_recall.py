@@ -130,10 +130,15 @@ def main(argv: list[str] | None = None) -> int:
         help="a folder of per-conversation weights fitted without that conversation (held-out figures)",
     )
     parser.add_argument("--hand-set", action="store_true", help="fuse with the hand-set weights (fusion.HAND_SET)")
+    parser.add_argument(
+        "--no-conflicts", action="store_true", help="leave changed values in score order (RecallWeights.conflicts)"
+    )
     args = parser.parse_args(argv)
     variant: dict = {}
     if args.hand_set:
         variant["fusion"] = fusion.HAND_SET
+    if args.no_conflicts:
+        variant["conflicts"] = False
     modes = tuple(m for m in args.modes.split(",") if m)
     if not modes or set(modes) - set(MODES):
         parser.error(f"--modes: choose among {', '.join(MODES)}")

@@ -9,9 +9,12 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - recall@1/5/10 overall and per category: a question counts as found at k when any of its gold ids
   (each one answers it) is among the first k results;
 - newer first: for changed facts, the share where the newer memory is listed and above the older;
-- new changed facts (bench/data/changes_*.jsonl, unless --no-changes): newer first per language, the
-  share of their memories the gate kept (older and newer), and of questions asked through a related
-  word, the share whose newer memory is listed first among the two;
+- changed-fact sets (--changes: "dev" = bench/data/changes_*.jsonl, "holdout" =
+  changes_holdout_*.jsonl, written later and never tuned on; both unless --no-changes), each
+  apart: newer first per language, the share of their memories the gate kept (older and newer), of
+  questions asked through a related word the share whose newer memory is listed first among the two,
+  and for "other attribute" cases (the same subject, another attribute said later) the share where the
+  asked, earlier one is still listed above the later one;
 - nothing relevant: for unanswerable questions (near misses: the person, the pet or the thing is
   remembered, the asked detail is not) and for off-topic ones (nothing in memory is about it) the
   share the search flags as nothing relevant, and the share of answerable ones wrongly flagged.
@@ -66,6 +69,10 @@ QUESTIONS = ROOT / "data" / "zh_questions.jsonl"
 # answer is the newer (via "related": asked through a related word, "where should the parcel go?").
 CHANGES_MEMORIES = ROOT / "data" / "changes_memories.jsonl"
 CHANGES_QUESTIONS = ROOT / "data" / "changes_questions.jsonl"
+# Written after the mechanisms above were tuned on the first set, and never tuned on.
+HOLDOUT_MEMORIES = ROOT / "data" / "changes_holdout_memories.jsonl"
+HOLDOUT_QUESTIONS = ROOT / "data" / "changes_holdout_questions.jsonl"
+CHANGE_SETS = {"dev": (CHANGES_MEMORIES, CHANGES_QUESTIONS), "holdout": (HOLDOUT_MEMORIES, HOLDOUT_QUESTIONS)}
 KS = (1, 5, 10)
 LIMIT = 10
 CLIENT = "zh-bench"
@@ -180,8 +187,11 @@ def load_set(memories: Path = MEMORIES, questions: Path = QUESTIONS) -> EvalSet:
         if row["category"] == "changed":
             if not older:
                 raise DataError(f"{where}: a changed-fact question needs the older memory's id in 'older'")
-            if max(seen[o] for o in older) >= min(seen[g] for g in gold):
-                raise DataError(f"{where}: the older memory must have happened before the newer one")
+            # "other_attribute": the later memory says something else of the same subject, so the asked
+            # (earlier) one must stay first; otherwise the gold is the newer statement.
+            later, earlier = (older, gold) if row.get("via") == "other_attribute" else (gold, older)
+            if max(seen[o] for o in earlier) >= min(seen[g] for g in later):
+                raise DataError(f"{where}: the memory in 'older' must have happened before the one in 'gold'")
         asked.add(parse_time(row.get("asked_at"), f"{where} asked_at"))
         qs.append(row)
     if len(asked) != 1:
@@ -396,16 +406,22 @@ def merge(data: EvalSet, extra: EvalSet) -> EvalSet:
 
 
 def changes_block(report: dict[str, Any], out: Outcome, extra: EvalSet) -> dict[str, Any]:
-    """Newer-first, gate keep-rate and related-word reach on the changed-fact set alone."""
+    """Newer-first, gate keep-rate and related-word reach on one changed-fact set alone; its
+    "other attribute" cases (same subject, another attribute said later) apart: the asked one first."""
     rows = [r for r in report["details"] if r["id"] in {q["id"] for q in extra.questions}]
     via = {q["id"]: q.get("via") for q in extra.questions}
+    others = [r for r in rows if via.get(r["id"]) == "other_attribute"]
+    rows = [r for r in rows if via.get(r["id"]) != "other_attribute"]
+    changed = [q for q in extra.questions if q.get("via") != "other_attribute"]
+
+    def first(r: dict[str, Any]) -> bool:
+        return bool(r["rank"]) and (r["older_rank"] is None or r["rank"] < r["older_rank"])
 
     def newer_first(items: list[dict[str, Any]]) -> float | None:
-        good = sum(1 for r in items if r["rank"] and (r["older_rank"] is None or r["rank"] < r["older_rank"]))
-        return _share(good, len(items))
+        return _share(sum(1 for r in items if first(r)), len(items))
 
-    newer_ids = {g for q in extra.questions for g in q["gold"]}
-    older_ids = {o for q in extra.questions for o in q["older"]}
+    newer_ids = {g for q in changed for g in q["gold"]}
+    older_ids = {o for q in changed for o in q["older"]}
     related = [r for r in rows if via.get(r["id"]) == "related"]
     return {
         "n": len(rows),
@@ -418,7 +434,9 @@ def changes_block(report: dict[str, Any], out: Outcome, extra: EvalSet) -> dict[
         "related_n": len(related),
         "gate_kept_newer": _share(sum(1 for m in newer_ids if _is_kept(out.writes[m])), len(newer_ids)),
         "gate_kept_older": _share(sum(1 for m in older_ids if _is_kept(out.writes[m])), len(older_ids)),
-        "failures": [r for r in rows if not (r["rank"] and (r["older_rank"] is None or r["rank"] < r["older_rank"]))],
+        "other_attribute_first": newer_first(others),
+        "other_attribute_n": len(others),
+        "failures": [r for r in rows + others if not first(r)],
     }
 
 
@@ -478,14 +496,15 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"      got first: {row['top_text']}")
     for row in report["older_first"]:
         print(f"  older above newer [{row['id']}] {row['text']} (newer {row['rank']}, older {row['older_rank']})")
-    ch = report.get("new_changes")
-    if ch:
+    for name, ch in report.get("new_changes", {}).items():
         per_lang = ", ".join(f"{lang} {_fmt(v)}" for lang, v in ch["newer_first_by_language"].items())
         print(
-            f"\nnew changed facts ({ch['n']}): newer first {_fmt(ch['newer_first'])} ({per_lang}), newer at 1 "
+            f"\nchanged facts, {name} set ({ch['n']}): newer first {_fmt(ch['newer_first'])} ({per_lang}), newer at 1 "
             f"{_fmt(ch['newer_at_1'])}; asked through a related word: {_fmt(ch['related_newer_first'])} of "
             f"{ch['related_n']};  gate kept: newer {_fmt(ch['gate_kept_newer'])}, older {_fmt(ch['gate_kept_older'])}"
         )
+        if ch["other_attribute_n"]:
+            print(f"  same subject, other attribute said later: asked one first {_fmt(ch['other_attribute_first'])}")
         for row in ch["failures"]:
             ranks = f"newer {row['rank']}, older {row['older_rank']}"
             print(f"  [{row['id']}] {row['text']} ({ranks}) got: {row['top_text']}")
@@ -505,7 +524,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--keep", type=Path, default=None, help="build the store in this (new) folder and keep it")
     parser.add_argument("--force-store", action="store_true", help="write with importance=1 so the gate keeps all")
-    parser.add_argument("--no-changes", action="store_true", help="leave out the changed-fact set (changes_*.jsonl)")
+    parser.add_argument("--no-changes", action="store_true", help="leave out the changed-fact sets (changes_*.jsonl)")
+    parser.add_argument(
+        "--changes", default="dev,holdout", help="comma-separated changed-fact sets to add: dev, holdout"
+    )
     args = parser.parse_args(argv)
     if args.model is not None and not args.model.is_file():
         parser.error(f"--model: no such file: {args.model}")
@@ -513,8 +535,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--keep: {args.keep} already exists; name a new folder")
     try:
         data = load_set(args.memories, args.questions)
-        extra = None if args.no_changes else load_set(CHANGES_MEMORIES, CHANGES_QUESTIONS)
-        if extra is not None:
+        names = [] if args.no_changes else [n.strip() for n in args.changes.split(",") if n.strip()]
+        unknown = [n for n in names if n not in CHANGE_SETS]
+        if unknown:
+            parser.error(f"--changes: unknown set(s) {unknown}; choose from {sorted(CHANGE_SETS)}")
+        extras = {n: load_set(*CHANGE_SETS[n]) for n in names}
+        for extra in extras.values():
             data = merge(data, extra)
     except (DataError, OSError) as exc:
         parser.error(str(exc))
@@ -530,10 +556,10 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # the SDK wraps a failed call in exception groups: show the cause
             parser.exit(1, f"zh_recall: the MCP server failed: {_cause(exc)}\n")
         model = model_in_use(env)
-    apart = frozenset(q["id"] for q in extra.questions) if extra is not None else frozenset()
+    apart = frozenset(q["id"] for extra in extras.values() for q in extra.questions)
     report = score(data, outcome, skipped, apart)
-    if extra is not None:
-        report["new_changes"] = changes_block(report, outcome, extra)
+    if extras:
+        report["new_changes"] = {n: changes_block(report, outcome, extra) for n, extra in extras.items()}
     del report["details"]
     report.update(
         model=model, shift_days=shift.days, forced=args.force_store, seconds=round(time.perf_counter() - started, 1)

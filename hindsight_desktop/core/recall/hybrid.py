@@ -17,7 +17,7 @@ import numpy as np
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.index import bilingual, keyword, keyword_stats
 from hindsight_desktop.core.recall import confidence as sure
-from hindsight_desktop.core.recall import dates, fact_questions, fusion, subjects
+from hindsight_desktop.core.recall import conflicts, dates, fact_questions, fusion, subjects
 from hindsight_desktop.core.recall.candidates import cross_language_hits, entity_hits, visible_hits
 from hindsight_desktop.core.recall.query import Query
 from hindsight_desktop.core.records import MemoryFilter, SearchHit
@@ -65,6 +65,8 @@ class RecallWeights:
     # `repeat` per unit of the excess.
     repeat: float = 0.30
     repeat_above: float = 0.57
+    # Put the newer of two answers stating different values of one attribute first (conflicts.py).
+    conflicts: bool = True
 
 
 @dataclass
@@ -208,6 +210,9 @@ def recall(
         if q.mode == "hybrid" and w.repeat > 0:
             ranked = _demote_repeats(parts, db, ranked, q.limit, w)
         _rank_superseded_below_successors(ranked)
+        if q.mode == "hybrid" and qvec is not None and w.conflicts:
+            # Two values of one attribute that nothing tied at write time: the newer first (conflicts.py).
+            conflicts.newer_first(parts, db, ranked, q.text, q.limit + conflicts.GAP)
         ranked = ranked[: q.limit]
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
         # Confidence weighs the question's words by their rarity among the memories the asker sees; whom

@@ -1,0 +1,146 @@
+"""A changed fact that nothing replaced at write time still comes first when asked about.
+
+"Zhou Min pulled the daily standup earlier to 9:40" beside "our standup is at 10:15": the write path
+supersedes only when it is sure the two are about one thing (a fact key, or close enough in meaning,
+gate_change.RESTATES). Below that, both stay current, and the older one, which shares the question's
+words, ranks first. At recall the question says what is asked, so a pair is taken as two values of one
+attribute when:
+- the newer says that something the older speaks of changed (a change said in a statement, in a clause
+  that shares a subject word with the older),
+- both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
+  is ranked at most GAP places below it),
+- they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to
+  each other, a subject word in common, other words or other numbers and names).
+Then the newer goes right before the older (each pairs with one, its closest); nothing else moves.
+A question about an earlier state or a past event ("what did I use before?", "以前…", "上个月…了？") is
+left as ranked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import TYPE_CHECKING
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.store import memories
+from hindsight_desktop.core.write import gate_language as lang
+from hindsight_desktop.core.write.gate_change import about_same_thing, subject_terms
+from hindsight_desktop.core.write.gate_rules import read_cues
+
+if TYPE_CHECKING:
+    from hindsight_desktop.core.recall.hybrid import Ranked
+
+# Closeness (calibration.closeness) from which two answers to one question can state one attribute;
+# lower than the write path's RESTATES because the question, and the change the newer one says, vouch too.
+CONFLICT = 0.35
+# The newer must score at least this share of the older's relevance: both are answers, not one answer
+# and a memory that merely mentions the same person.
+ALIKE = 0.6
+# ...and be at most this many places below it: a near tie, which the date decides. A newer answer far
+# below is left where the scores put it (in a conversation, many turns say "new" or "moved").
+GAP = 2
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used\s+to|ago|before|previous(?:ly)?|originally|formerly|former|old|first|last)\b"
+    r"|以前|之前|原来|原先|当时|过去|曾经|上次|最早|一开始|旧的|老的|的时候|上个?月|上周|上星期|去年|昨天|前天"
+    r"|了[？?吗]*$",
+    re.IGNORECASE,
+)
+
+
+# Clause ends (the punctuation is kept, so that a question's clause can be told).
+_CLAUSE = re.compile(r"([,.;:!?，。；：！？\n]+)")
+
+
+def asks_current(question: str) -> bool:
+    """The question asks for what holds now, not for an earlier state or a past event."""
+    return _PAST.search(question.strip()) is None
+
+
+def newer_first(
+    parts: Parts, db: apsw.Connection, ranked: list[Ranked], question: str, window: int
+) -> list[tuple[int, int]]:
+    """Reorder `ranked` in place so that, among its first `window` results, a newer statement that says
+    it changed what an older one states comes right before it. Returns the (newer, older) rowid pairs."""
+    if not asks_current(question):
+        return []
+    head = ranked[:window]
+    able = [i for i, r in enumerate(head) if r.cand.status == "active" and r.cand.says_something]
+    pairs = [
+        (older, newer, closeness)
+        for older, newer, closeness in _close_pairs(parts, db, head, able)
+        if older < newer <= older + GAP and head[newer].relevance >= ALIKE * head[older].relevance
+    ]
+    if not pairs:
+        return []
+    texts = memories.contents(db, sorted({head[i].cand.rowid for pair in pairs for i in pair[:2]}))
+    fitting = []
+    for older, newer, closeness in pairs:
+        old, new = texts.get(head[older].cand.rowid), texts.get(head[newer].cand.rowid)
+        if old is None or new is None:
+            continue
+        if changes(new, old) and about_same_thing(new, old, closeness, CONFLICT):
+            fitting.append((closeness, older, newer))
+    # Each newer answer goes before the one older answer it is closest to, and each older answer lets
+    # only its closest newer one ahead: one changed value replaces one stated value, not a whole list.
+    before: dict[int, int] = {}  # the newer's place -> the older's place
+    taken: set[int] = set()
+    found: list[tuple[int, int]] = []
+    for _, older, newer in sorted(fitting, reverse=True):
+        if newer in before or older in taken:
+            continue
+        before[newer] = older
+        taken.add(older)
+        found.append((head[newer].cand.rowid, head[older].cand.rowid))
+    if before:
+        order = sorted(range(len(head)), key=lambda i: before[i] - 0.5 if i in before else i)
+        ranked[:window] = [head[i] for i in order]
+    return found
+
+
+def changes(text: str, other: str) -> bool:
+    """`text` states that something `other` speaks of changed: a change said in a statement (not in a
+    question or small talk, gate_rules.read_cues), in a clause that shares a subject word with `other`
+    ("we moved desks up to the 12th floor" beside "…the office address on the 7th floor"; not "never
+    give up" beside anything)."""
+    if not read_cues(text).change:
+        return False
+    theirs = subject_terms(other)
+    for clause, end in zip(_CLAUSE.split(text)[0::2], [*_CLAUSE.split(text)[1::2], ""], strict=True):
+        if "?" in end or "？" in end:
+            continue
+        folded = unicodedata.normalize("NFKC", clause).lower()
+        cue = lang.CHANGE.search(folded)
+        # The words of the cue itself ("new" in "new home") say nothing of what changed.
+        if cue and subject_terms(folded[: cue.start()] + " " + folded[cue.end() :]) & theirs:
+            return True
+    return False
+
+
+def _close_pairs(
+    parts: Parts, db: apsw.Connection, head: list[Ranked], able: list[int]
+) -> list[tuple[int, int, float]]:
+    """(older place, newer place, closeness) of the results at least CONFLICT close, stated at different times."""
+    if len(able) < 2:
+        return []
+    found, vectors = parts.vectors.matrix(db, [head[i].cand.rowid for i in able])
+    row = {rowid: j for j, rowid in enumerate(found)}
+    places = [i for i in able if head[i].cand.rowid in row]
+    if len(places) < 2:
+        return []
+    matrix = vectors[[row[head[i].cand.rowid] for i in places]]
+    scale = parts.calibration
+    # On the model's scale for each pair's languages (of two scripts, the higher floor counts).
+    floors = np.array([scale.unrelated[scale.script(head[i].cand.lang)] for i in places])
+    floor = np.maximum(floors[:, None], floors[None, :])
+    closeness = np.clip((matrix @ matrix.T - floor) / np.maximum(1e-6, 1.0 - floor), 0.0, 1.0)
+    out: list[tuple[int, int, float]] = []
+    for x, y in zip(*np.nonzero(np.triu(closeness >= CONFLICT, k=1)), strict=True):
+        i, j = places[int(x)], places[int(y)]
+        ti, tj = head[i].cand.occurred_at, head[j].cand.occurred_at
+        if ti != tj and head[i].cand.lang == head[j].cand.lang:
+            out.append((i, j, float(closeness[x, y])) if ti < tj else (j, i, float(closeness[x, y])))
+    return out
