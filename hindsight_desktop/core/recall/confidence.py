@@ -34,7 +34,7 @@ _KEYWORD_LIFT = 0.35
 # A memory that shares no content word with the question: the odds from its meaning are multiplied by
 # this (the probe answers the curve is fitted on all share words with their questions).
 _MEANING_ONLY_ODDS = 0.35
-# A memory about someone other than the one asked about, or about them and nothing asked, is at most this sure.
+# A memory about someone other than the one asked about is at most this sure.
 _OTHER_SUBJECT = 0.4
 CROSS = 0.5  # a content word held only in the other language's words (recall's CROSS_WEIGHT)
 _BELOW_HIT = HIT_CONFIDENCE - 0.01  # a candidate kept only for its meaning is never claimed as an answer
@@ -108,14 +108,11 @@ def confidence(
     asked: str = "en",
     *,
     same_subject: bool = True,
-    only_subject: bool = False,
     meaning_only: bool = False,
 ) -> float:
     """Combine the vector's confidence with exact evidence (`entity`, `covered` in [0, 1]).
 
     `same_subject`: the memory names whom the question asks about (or the question names no one).
-    `only_subject`: it names them but holds none of what the question asks about them: a name weighs
-    so much in the model's meaning that "Sarah's birthday" lands as near "Sarah's blood type?" as an answer.
     `meaning_only`: the memory was kept only as one of the nearest in meaning, below the floor."""
     p = scale.answer_probability(similarity, asked) if similarity is not None else 0.0
     entity = min(1.0, max(0.0, entity))
@@ -127,7 +124,7 @@ def confidence(
     doubt *= 1.0 - _ENTITY_LIFT * entity
     doubt *= 1.0 - _KEYWORD_LIFT * covered
     value = 1.0 - doubt
-    if not same_subject or (only_subject and covered <= 0):
+    if not same_subject:
         value = min(value, _OTHER_SUBJECT)
     if meaning_only:
         value = min(value, _BELOW_HIT)

@@ -248,7 +248,6 @@ def recall(
             parts.calibration,
             asked,
             same_subject=subjects.same(about, hit.memory.content),
-            only_subject=bool(about) and bool(content),
             meaning_only=r.cand.rowid in fillers,
         )
     return hits

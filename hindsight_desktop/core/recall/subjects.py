@@ -78,17 +78,23 @@ def relations_in(text: str) -> set[str]:
 def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: bool = False) -> Subjects:
     """Who `text` names. `dates`: the text's dates when the caller has found them (extract_entities).
 
-    `question`: also any capitalised word past the first that names nothing else (no place, organisation
-    or other entity): in a question a name stands alone, with none of the cues that tell a person in a
-    memory ("How does Tom prefer to be updated?")."""
+    `question`: when no person is found, a lone capitalised word past the first that names nothing else
+    (no place, organisation or other entity): in a question a name stands alone, with none of the cues
+    that tell a person in a memory ("How does Tom prefer to be updated?")."""
     found = extract_entities(text, now, dates)
     names = {e.value.lower() for e in found if e.kind == "person"}
-    if question:
+    if question and not names:
         taken = " ".join(e.text.lower() for e in found)
-        for word in _LATIN_WORD.findall(text)[1:]:
-            bare = _possessive(word.lower())
-            if word[0].isupper() and len(bare) > 1 and bare not in STOP_WORDS and bare not in taken:
-                names.add(bare)
+        lone = [
+            bare
+            for word in _LATIN_WORD.findall(text)[1:]
+            if word[0].isupper()
+            and len(bare := _possessive(word.lower())) > 1
+            and bare not in STOP_WORDS
+            and bare not in taken
+        ]
+        if len(lone) == 1:  # several ("the Mid-Autumn Festival") are more likely a title than a person
+            names.add(lone[0])
     return Subjects(frozenset(names), frozenset(relations_in(text)))
 
 

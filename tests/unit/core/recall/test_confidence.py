@@ -52,8 +52,6 @@ def test_an_off_topic_question_finds_nothing_relevant(store, question) -> None:
         ("我女儿对什么过敏？", "我对青霉素过敏。"),
         ("where does Priya live?", "I live in Beijing."),
         ("What is my son allergic to?", "My daughter Mia is allergic to peanuts."),
-        # the same person, but nothing of what is asked: the name alone carries the meaning
-        ("What is Sarah's blood type?", "Sarah's birthday is on 12 March."),
     ],
 )
 def test_a_memory_about_someone_else_is_not_claimed(store, question, other) -> None:

@@ -40,6 +40,7 @@ def test_a_questions_lone_capitalised_word_is_a_name() -> None:
     assert subjects.of("How does Tom prefer to be updated?", NOW, question=True).names == {"tom"}
     assert not subjects.of("What is my favourite football team?", NOW, question=True)
     assert "lisbon" not in subjects.of("When do I fly to Lisbon?", NOW, question=True).names  # a place
+    assert not subjects.of("Which flight did I take for the Mid-Autumn Festival?", NOW, question=True).names
 
 
 def test_a_piece_of_a_chinese_name_is_the_name() -> None:
