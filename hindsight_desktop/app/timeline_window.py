@@ -402,8 +402,9 @@ class TimelineWindow(QMainWindow):
         self.stack.setCurrentWidget(self.search_view)
         self.why.show()
         self.count_label.setText(self.results.status_text())  # says so when nothing found is relevant
-        if hits:
-            self.search_view.setCurrentIndex(self.results.index(0, 0))
+        if hits:  # select explicitly: a held Ctrl would make setCurrentIndex toggle the row off
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.search_view.selectionModel().setCurrentIndex(self.results.index(0, 0), flags)
         self._selection_changed()
 
     def clear_search(self) -> None:
