@@ -1,7 +1,8 @@
 """The dialog the app shows when the memory file cannot be opened for its key: missing from this keyring,
 wrong, locked away, a plain file where the encrypted one was, or kept under a passphrase. It names the
 problem and offers to enter the passphrase (passphrase mode) or the recovery key, which puts the key back
-exactly as `hindsight-desktop key restore` does, or to quit. The app then opens the memory again."""
+exactly as `hindsight-desktop key restore` does, or to quit. The app then opens the memory again. The
+problem's own words come from the core and name commands; the dialog says its buttons instead."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from hindsight_desktop.app import theme
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.core.errors import HindsightError
 from hindsight_desktop.core.keys import manage
 
@@ -17,6 +19,12 @@ RECOVERY_HINT = (
     "If you have the recovery key shown when encryption was set up, enter it below. "
     "Otherwise quit, put the right memory file or keyring back, and start again."
 )
+# Once restored from the recovery key, the key is in the keyring; a passphrase is set again in Settings.
+NEW_PASSPHRASE_HINT = (
+    " The passphrase is then no longer needed; to keep the key under a passphrase again, use "
+    "Settings → Privacy → “Change key…” and choose a passphrase."
+)
+HERE = {"key restore": "“Enter recovery key” below"}
 PASSPHRASE_HINT = (
     "Your memory's key is kept under a passphrase (this computer has no working keyring). Enter it to open "
     "the memory; assistants reach it through the app while it runs."
@@ -35,7 +43,7 @@ class KeyProblemDialog(QDialog):
         self.setWindowTitle(
             "Hindsight Desktop: unlock your memory" if passphrase else "Hindsight Desktop cannot open your memory"
         )
-        self.problem = QLabel(PASSPHRASE_HINT if passphrase else problem)
+        self.problem = QLabel(PASSPHRASE_HINT if passphrase else in_app(problem, HERE))
         self.problem.setWordWrap(True)
         self.hint = QLabel("" if passphrase else RECOVERY_HINT)
         self.hint.setWordWrap(True)
@@ -68,7 +76,7 @@ class KeyProblemDialog(QDialog):
         self.field.setPlaceholderText("Passphrase" if self.asks_passphrase else "ABCD-EFGH-… (14 groups of four)")
 
     def _say(self, exc: HindsightError) -> None:
-        self.error.setText(str(exc))
+        self.error.setText(in_app(str(exc), HERE))
         self.error.show()
 
     def unlock(self) -> None:
@@ -86,10 +94,7 @@ class KeyProblemDialog(QDialog):
         if self.asks_passphrase:
             self.asks_passphrase = False
             self.unlock_button.hide()
-            self.hint.setText(
-                RECOVERY_HINT + " The passphrase is then no longer needed (set a new one with "
-                "`hindsight-desktop key rekey --passphrase`)."
-            )
+            self.hint.setText(RECOVERY_HINT + NEW_PASSPHRASE_HINT)
             self.hint.show()
             self.field.clear()
             self.error.hide()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.config import DB_FILE
@@ -33,6 +34,10 @@ PLAIN_NOTE = (
     "copy of the home folder) can read every memory. Turn on “Encrypt the memory file” under Memory and "
     "restart to encrypt it."
 )
+# Where "Change key…" keeps the new key; a passphrase is asked at each start (for a computer without a
+# working keyring, or a person who wants it).
+KEYRING_PLACE = "In this computer's keyring"
+PASSPHRASE_PLACE = "Under a passphrase (asked at each start)"
 
 
 def describe(status: dict[str, Any]) -> str:
@@ -47,6 +52,9 @@ def describe(status: dict[str, Any]) -> str:
     if status["form"] == "plain":
         return PLAIN_NOTE
     return "There is no memory file yet; it is made encrypted when the memory first opens."
+
+
+HERE = {"key rekey": "“Change key…”"}  # this tab's own button
 
 
 class PrivacyTab(QWidget):
@@ -102,7 +110,7 @@ class PrivacyTab(QWidget):
         self.rekey_button.setEnabled(encrypted)
 
     def _failed(self, exc: BaseException) -> None:
-        self.message.setText(str(exc))
+        self.message.setText(in_app(str(exc), HERE))
 
     # ---- the recovery key ------------------------------------------------------------------------
     def show_recovery(self) -> Task:
@@ -124,7 +132,9 @@ class PrivacyTab(QWidget):
             widget.hide()
 
     # ---- a new key ---------------------------------------------------------------------------------
-    def _ask_rekey(self) -> None:
+    def _ask_rekey(self) -> Task | None:
+        """Asks to go on, where to keep the new key (the keyring or a passphrase, the current place first)
+        and, for a passphrase, the passphrase twice; then changes the key."""
         answer = QMessageBox.question(
             self,
             "Change the memory key",
@@ -132,25 +142,32 @@ class PrivacyTab(QWidget):
             "checked, then opens again. The old recovery key stops working and a new one is shown. Go on?",
         )
         if answer != QMessageBox.StandardButton.Yes:
-            return
-        chosen = None
-        if self.status and self.status.get("key_mode") == "passphrase":
-            chosen, ok = QInputDialog.getText(
-                self, "New passphrase", "The passphrase for the new key:", QLineEdit.EchoMode.Password
-            )
-            again, ok_again = QInputDialog.getText(
-                self, "New passphrase", "The same passphrase again:", QLineEdit.EchoMode.Password
-            )
-            if not (ok and ok_again):
-                return
-            if chosen != again:
-                self.message.setText("The two passphrases differ; the key was not changed.")
-                return
-        self.rekey(chosen)
+            return None
+        passphrase_now = bool(self.status and self.status.get("key_mode") == "passphrase")
+        places = [KEYRING_PLACE, PASSPHRASE_PLACE]
+        first = places.index(PASSPHRASE_PLACE if passphrase_now else KEYRING_PLACE)
+        place, ok = QInputDialog.getItem(self, "Change the memory key", "Keep the new key:", places, first, False)
+        if not ok:
+            return None
+        if place == KEYRING_PLACE:
+            return self.rekey(to_keyring=True)
+        chosen, ok = QInputDialog.getText(
+            self, "New passphrase", "The passphrase for the new key:", QLineEdit.EchoMode.Password
+        )
+        again, ok_again = QInputDialog.getText(
+            self, "New passphrase", "The same passphrase again:", QLineEdit.EchoMode.Password
+        )
+        if not (ok and ok_again):
+            return None
+        if chosen != again:
+            self.message.setText("The two passphrases differ; the key was not changed.")
+            return None
+        return self.rekey(chosen)
 
-    def rekey(self, new_passphrase: str | None = None) -> Task | None:
-        """Close the memory, give the file a new key (manage.rekey, as `key rekey`), open it again. In
-        passphrase mode the new key is kept under `new_passphrase`."""
+    def rekey(self, new_passphrase: str | None = None, *, to_keyring: bool = False) -> Task | None:
+        """Close the memory, give the file a new key (manage.rekey, as `key rekey`), open it again. The
+        new key is kept under `new_passphrase`, or in the keyring (`to_keyring`, or when the file was not
+        under a passphrase)."""
         from hindsight_desktop.core.keys import manage
 
         problem = self.backend.close_memory()
@@ -160,7 +177,9 @@ class PrivacyTab(QWidget):
         self.rekey_button.setEnabled(False)
         self.message.setText("Changing the key…")
         return self.backend.workers.submit(
-            lambda: manage.recovery_text(manage.rekey(self.db_path, new_passphrase=new_passphrase)[0]),
+            lambda: manage.recovery_text(
+                manage.rekey(self.db_path, new_passphrase=new_passphrase, to_keyring=to_keyring)[0]
+            ),
             name="change key",
             on_done=self._rekeyed,
             on_error=self._rekey_failed,
@@ -173,6 +192,6 @@ class PrivacyTab(QWidget):
         self.refresh()
 
     def _rekey_failed(self, exc: BaseException) -> None:
-        self.message.setText(f"The key was not changed: {exc}")
+        self.message.setText(in_app(f"The key was not changed: {exc}", HERE))
         self.backend.retry_open()
         self.refresh()

@@ -65,7 +65,7 @@ def test_the_recovery_key_entered_in_the_dialog_opens_the_memory(qtbot, lost_key
     try:
         dialog: KeyProblemDialog = shell.key_dialog
         assert dialog.isVisible() and shell.backend.engine is None
-        assert "no key for it" in dialog.problem.text() and "key restore" in dialog.problem.text()
+        assert "no key for it" in dialog.problem.text() and "“Enter recovery key” below" in dialog.problem.text()
         dialog.field.setText(recovery_key[:5] + ("B" if recovery_key[5] != "B" else "C") + recovery_key[6:])
         dialog.enter_button.click()
         assert "typing mistake" in dialog.error.text() and dialog.isVisible()
