@@ -79,9 +79,10 @@ class CheckRow(QFrame):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(self.label)
         self.buttons: list[QPushButton] = []
-        if fixes:
+        self.pressed = [fix for fix in fixes if fix.action != actions.SAY]  # the fixes with a button
+        if self.pressed:
             row = QHBoxLayout()
-            for fix in fixes:
+            for fix in self.pressed:
                 button = QPushButton(fix.label)
                 self.buttons.append(button)
                 row.addWidget(button)
@@ -178,7 +179,7 @@ class DiagnoseDialog(QDialog):
         kinds = {label: key for key, label in client_kinds()}
         for check in report["checks"]:
             row = CheckRow(check, fixes_for(check, kinds))
-            for button, fix in zip(row.buttons, row.fixes, strict=True):
+            for button, fix in zip(row.buttons, row.pressed, strict=True):
                 button.clicked.connect(lambda _checked=False, f=fix, c=check: self.do(f, c))
             self.checks_layout.insertWidget(len(self.rows), row)
             self.rows.append(row)
@@ -218,6 +219,9 @@ class DiagnoseDialog(QDialog):
             self._run_then_check(task, f"Installing into {fix.label.removeprefix('Install for ')}…")
         elif fix.action == actions.RESTORE_KEY:
             self._restore_key(check)
+        elif fix.action == actions.MAINTAIN:
+            maintain = getattr(self.settings, "maintain", None)
+            self._run_then_check(maintain() if maintain is not None else None, "Running maintenance…")
 
     def _open_setting(self, fix: Fix) -> None:
         settings = self.settings

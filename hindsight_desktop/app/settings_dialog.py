@@ -7,6 +7,7 @@ when a change takes effect; nothing about an option is spelled out here a second
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,6 +186,8 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.backend, self.paths, self.autostart_home = backend, paths, autostart_home
         self.diagnose_dialog: DiagnoseDialog | None = None
+        # Runs maintenance now (the shell's scheduler); Diagnose's "Run maintenance now" presses it.
+        self.maintain: Callable[[], Task | None] | None = None
         self.model_status: dict[str, Any] | None = None  # from the last read on a worker
         self.model_task: Task | None = None
         self.setWindowTitle("Hindsight Desktop — Settings")

@@ -205,6 +205,7 @@ class Shell(QObject):
 
             self.settings_dialog = SettingsDialog(self.backend, self.paths, self.autostart_home, self.window)
             self.settings_dialog.sync.use_scheduler(self.sync)
+            self.settings_dialog.maintain = lambda: self.scheduler.run("asked")
             self.settings_dialog.saved.connect(self._follow_appearance)
         self.settings_dialog.clients.refresh()
         self._bring(self.settings_dialog)
