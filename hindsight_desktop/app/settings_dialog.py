@@ -39,6 +39,7 @@ from hindsight_desktop.app import autostart
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.clients_tab import ClientsTab
 from hindsight_desktop.app.diagnose_dialog import DiagnoseDialog
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.privacy_tab import PrivacyTab
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.sync_tab import SyncTab
@@ -390,7 +391,7 @@ class SettingsDialog(QDialog):
         try:
             settings = self.values()
         except InvalidInput as exc:
-            QMessageBox.warning(self, "Settings", str(exc))
+            QMessageBox.warning(self, "Settings", in_app(str(exc)))
             return None
         # A changed setting switches in apply_settings; an unchanged one may still name another model
         # than the memory file's (a file made with the earlier default), and Save is how to switch.

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.sync_scheduler import SyncScheduler, parse_time, refused_reason
 from hindsight_desktop.app.workers import Task
 
@@ -91,6 +92,17 @@ def report_line(report: dict[str, Any] | None) -> str:
     text = f"Last sync {when}: sent {report.get('sent', 0)}, applied {report.get('applied', 0)}"
     problem = refused_reason(report)
     return f"{text}; {problem}" if problem else text + "."
+
+
+# The sync core's advice names commands; in this tab each is one of its own buttons.
+HERE = {
+    "sync setup": "“Start syncing in this folder (first device)”",
+    "sync join": "“Join” (with the code the first device showed)",
+    "sync leave": "“Stop syncing on this device…”",
+    "sync remove-device": "“Remove device…”",
+    "sync devices": "this tab",
+    "sync now": "“Sync now”",
+}
 
 
 class SyncTab(QWidget):
@@ -386,5 +398,6 @@ class SyncTab(QWidget):
         self._say(str(exc))
 
     def _say(self, text: str) -> None:
+        text = in_app(text, HERE)
         self.note.setText(text)
         self.message.emit(text)

@@ -33,6 +33,7 @@ from hindsight_desktop.app.edit_dialog import EditDialog
 from hindsight_desktop.app.filters import FilterBar, keep_hit, search_arguments
 from hindsight_desktop.app.help_menu import attach_help
 from hindsight_desktop.app.icons import app_icon
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.inbox_view import attach_inbox
 from hindsight_desktop.app.job_bar import JobBar
 from hindsight_desktop.app.keep_selection import neighbour_id, select_id
@@ -288,7 +289,7 @@ class TimelineWindow(QMainWindow):
         self.actions_.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.actions_.failed.connect(self.show_error)
         self.actions_.undo_changed.connect(self.act_undo.setEnabled)
-        self.transfer.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.transfer.message.connect(lambda text: self.statusBar().showMessage(in_app(text), 8000))
         self.transfer.imported.connect(self._imported)
         self.backend.ready.connect(self._ready)
         self.backend.changed_elsewhere.connect(self._changed_elsewhere)
@@ -471,7 +472,7 @@ class TimelineWindow(QMainWindow):
         self._update_count()
 
     def show_error(self, message: object) -> None:
-        self.statusBar().showMessage(f"Something went wrong: {message}", 10_000)
+        self.statusBar().showMessage(in_app(f"Something went wrong: {message}"), 10_000)
 
     def _imported(self) -> None:
         self.timeline.reload()

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.core.records import EXPORT_FORMATS, MemoryFilter
 
 if TYPE_CHECKING:  # the engine is imported on the worker, never on the main thread (see backend.py)
@@ -62,7 +63,7 @@ def preview_job(
         plan = engine.plan_import(path)
         return plan, engine.run_import_plan(plan, dry_run=True, progress=progress)
     except HindsightError as exc:
-        return str(exc)
+        return in_app(str(exc))
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

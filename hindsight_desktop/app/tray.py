@@ -12,6 +12,7 @@ from hindsight_desktop.app.activity import ClientsSeen
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.icons import tray_icon
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.inbox_view import InboxWatch, waiting_words, with_badge
 from hindsight_desktop.app.port_busy import server_words
 
@@ -112,7 +113,7 @@ class Tray(QObject):
     # ---- showing state --------------------------------------------------------------------------
     def show_state(self, state: str) -> None:
         self.icon.setIcon(with_badge(tray_icon(state), self.waiting))
-        detail = (self.backend.error or server_words(self.backend)) if state == "error" else STATE_WORDS[state]
+        detail = in_app(self.backend.error or server_words(self.backend)) if state == "error" else STATE_WORDS[state]
         self.icon.setToolTip(f"Hindsight Desktop: {detail}")
         self.act_status.setText(f"Hindsight Desktop: {detail}")
         ready = self.backend.is_ready
@@ -193,6 +194,7 @@ class Tray(QObject):
 
     def notify(self, title: str, text: str) -> None:
         """A tray balloon where the desktop shows them; always kept in `messages`."""
+        text = in_app(text)  # the core's errors name commands; the app says its own places
         self.messages.append((title, text))
         if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
             self.icon.showMessage(title, text, tray_icon("running"), 8000)

@@ -83,3 +83,9 @@ def test_change_key_moves_the_key_under_a_passphrase_and_back(qtbot, tmp_path, e
         assert hits and "barn" in hits[0].memory.content
     finally:
         shell.shutdown()
+
+
+def test_the_tray_says_the_app_s_place_in_its_notifications(shell):
+    shell.tray.notify("Hindsight Desktop", f"the memory did not open: {opener.RESTORE_HINT}")
+    title, text = shell.tray.messages[-1]
+    assert "“Enter recovery key”" in text and not has_command(text), text
