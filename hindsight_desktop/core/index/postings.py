@@ -55,10 +55,10 @@ def read(db: apsw.Connection, table: str, phrase: str) -> Posting | None:
     docs, counts, sizes, total = row
     assert isinstance(docs, str) and isinstance(counts, str) and isinstance(sizes, str) and isinstance(total, int)
     rowids = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
-    return Posting(rowids, np.array(json.loads(f"[{counts}]"), dtype=np.float64), _varints(bytes.fromhex(sizes), total))
+    return Posting(rowids, np.array(json.loads(f"[{counts}]"), dtype=np.float64), varints(bytes.fromhex(sizes), total))
 
 
-def _varints(data: bytes, count: int) -> np.ndarray:
+def varints(data: bytes, count: int) -> np.ndarray:
     """`count` SQLite variable-length integers back to back (each %_docsize record of a one-column index
     is one), decoded at once: every byte but a number's last has its high bit set."""
     raw = np.frombuffer(data, dtype=np.uint8)

@@ -124,7 +124,7 @@ def test_row_lengths_decode_as_sqlite_writes_them():
         return bytes(reversed(groups))
 
     data = b"".join(varint(n) for n in numbers)
-    assert postings._varints(data, len(numbers)).tolist() == numbers
+    assert postings.varints(data, len(numbers)).tolist() == numbers
     assert [postings._first_varint(varint(n)) for n in numbers] == numbers
 
 
