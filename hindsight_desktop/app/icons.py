@@ -128,10 +128,16 @@ def app_icon() -> QIcon:
 
 
 def panel_is_dark() -> bool:
-    """Guess the tray's background from the palette (most panels follow the desktop's theme)."""
+    """Guess the tray's background: the desktop's theme (most panels follow it), which is not the app's
+    when Settings forces light or dark."""
     app = QGuiApplication.instance()
     if app is None:
         return False
+    from hindsight_desktop.app import theme  # the desktop's scheme as seen before the app chose its own
+
+    desktop = theme.desktop_is_dark()
+    if desktop is not None:
+        return desktop
     hints = QGuiApplication.styleHints()
     if hints.colorScheme() != Qt.ColorScheme.Unknown:
         return hints.colorScheme() == Qt.ColorScheme.Dark

@@ -65,6 +65,7 @@ def run(
     settings = _settings(paths)
     shell = Shell(paths, settings, **shell_options)
     shell.theme = ThemeFollower(settings.appearance, app)  # light or dark before the first window shows
+    shell.theme.changed.connect(shell.tray.redraw)  # the panel may have turned dark or light
     instance.activated.connect(shell.open_timeline)
     shell.backend.ready.connect(settle_collector)
     shell.start()

@@ -151,6 +151,16 @@ def muted_colour(palette: QPalette) -> QColor:
     return palette.color(_R.PlaceholderText)
 
 
+# Whether the desktop itself is dark, as last seen before the app forced its own scheme: the tray's
+# panel is the desktop's, so its glyph follows this, not the Appearance setting.
+_desktop_dark: bool | None = None
+
+
+def desktop_is_dark() -> bool | None:
+    """The desktop's own darkness as `apply` last saw it (None before any apply)."""
+    return _desktop_dark
+
+
 def system_scheme() -> Qt.ColorScheme:
     """The desktop's colour scheme as Qt reports it (Unknown where the platform does not say)."""
     return QGuiApplication.styleHints().colorScheme()
@@ -176,9 +186,12 @@ def apply(appearance: str, app: QGuiApplication | None = None) -> bool:
     app = app or QGuiApplication.instance()  # type: ignore[assignment]
     assert app is not None, "a QApplication must exist"
     hints = app.styleHints()
-    if appearance == SYSTEM:
-        hints.unsetColorScheme()
-    else:  # where the platform can, its own parts (title bars, native dialogs) follow too
+    global _desktop_dark
+    hints.unsetColorScheme()  # the desktop's own scheme and palette, before any choice of ours
+    app.setPalette(QPalette())
+    desktop = hints.colorScheme()
+    _desktop_dark = desktop == Qt.ColorScheme.Dark if desktop != Qt.ColorScheme.Unknown else is_dark(app.palette())
+    if appearance != SYSTEM:  # where the platform can, its own parts (title bars, native dialogs) follow too
         hints.setColorScheme(Qt.ColorScheme.Dark if appearance == DARK else Qt.ColorScheme.Light)
     app.setPalette(QPalette())  # back to the platform's palette, to compare against
     palette = palette_for(appearance, app.palette(), system_scheme())

@@ -111,6 +111,10 @@ class Tray(QObject):
             self.open_timeline.emit()
 
     # ---- showing state --------------------------------------------------------------------------
+    def redraw(self, _dark: bool = False) -> None:
+        """Draw the icon again for the desktop's panel (after a theme change)."""
+        self.show_state(self.backend.state)
+
     def show_state(self, state: str) -> None:
         self.icon.setIcon(with_badge(tray_icon(state), self.waiting))
         detail = in_app(self.backend.error or server_words(self.backend)) if state == "error" else STATE_WORDS[state]

@@ -185,3 +185,30 @@ def test_a_window_opened_in_light_is_all_dark_after_the_switch(qtbot, shell, qap
     window.clear_search()
     qtbot.wait(50)
     assert _light_share(window.timeline_view) < 0.05
+
+
+def _glyph_contrast(icon, panel: QColor) -> float:
+    """How the tray glyph's drawn pixels (the badge aside: its corner) stand out on the panel's colour."""
+    image = icon.pixmap(64, 64).toImage()
+    drawn = [image.pixelColor(x, y) for x in range(0, 40) for y in range(0, 40) if image.pixelColor(x, y).alpha() > 200]
+    assert drawn, "the glyph draws nothing"
+    mean = QColor(*(round(sum(getattr(c, part)() for c in drawn) / len(drawn)) for part in ("red", "green", "blue")))
+    return theme.contrast(mean, panel)
+
+
+@pytest.mark.parametrize("forced", ["dark", "light"])
+def test_the_tray_glyph_follows_the_desktop_panel_not_the_forced_appearance(qtbot, shell, qapp, forced):
+    """The panel is the desktop's: Settings → Appearance → Dark on a light desktop must not draw a light
+    glyph there (it vanished), and the tray redraws when the theme changes."""
+    from hindsight_desktop.app import icons
+
+    follower = theme.ThemeFollower("system")
+    desktop_dark = theme.is_dark(qapp.palette())  # the platform here (offscreen) says nothing: its palette
+    follower.changed.connect(shell.tray.redraw)
+    follower.set_appearance(forced)
+    assert theme.is_dark(qapp.palette()) == (forced == "dark")  # the windows follow the setting…
+    assert icons.panel_is_dark() == desktop_dark  # …the panel's glyph the desktop
+    panel = QColor("#202024" if desktop_dark else "#F0F0F0")
+    for state in ("running", "paused", "error"):
+        assert _glyph_contrast(icons.tray_icon(state), panel) >= 4.5, state
+    assert _glyph_contrast(shell.tray.icon.icon(), panel) >= 4.5  # what the tray shows now, redrawn
