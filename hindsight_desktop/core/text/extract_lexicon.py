@@ -98,7 +98,8 @@ _NOT_NAMES = frozenset(
     Let Lets Remember Note Update Reminder Do Does Did Don't Is Are Was Were Be Been Am Has Have Had Can
     Could Would Should Will Shall May Might Must In On At To From For With Without About Into Over Under
     Between Through By Of Off Up Down Out Around Near Monday Tuesday Wednesday Thursday Friday Saturday
-    Sunday January February March April June July August September October November December Morning
+    Sunday Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays Sundays
+    January February March April June July August September October November December Morning
     Evening Afternoon Night Week Month Year English Chinese French German Japanese Spanish Italian Korean
     American British European Asian Christmas Easter Thanksgiving Halloween Internet God Mr Mrs Ms Dr
     Prof Went Got Met Called Told Said Asked Went Had Made Took Saw Bought Moved Started Finished Visited
