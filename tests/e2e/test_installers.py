@@ -501,3 +501,32 @@ def test_the_model_is_converted_once_per_computer(tmp_path, monkeypatch, not_fro
     (default_model.machine_model_dir() / DEFAULT_MODEL_FILE).write_bytes(b"GGUF flipped bits")
     assert ensure_default_model(tmp_path / "three" / "models").read_bytes() == b"GGUF converted once"
     assert len(conversions) == 2
+
+
+def test_a_data_folder_moved_to_another_computer_starts_there(tmp_path, monkeypatch, not_frozen):
+    """A data folder refers to this computer's cached copy (a hard link where the file system allows);
+    copied to another computer its model comes along as a plain file and is used while its checksum holds;
+    a copy without its models folder converts once there, into that computer's cache."""
+    conversions: list[Path] = []
+
+    def converted(weights_path, target):
+        conversions.append(target)
+        target.write_bytes(b"GGUF converted once")
+        tokenizer_file(target).write_bytes(b"the vocabulary")
+
+    monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
+    monkeypatch.setattr(default_model, "convert_e5", converted)
+    here = ensure_default_model(tmp_path / "data" / "models")
+    cached = default_model.machine_model_dir() / DEFAULT_MODEL_FILE
+    assert conversions == [cached]
+    if here.stat().st_nlink > 1:  # linked, not a second copy, where links work
+        assert here.samefile(cached)
+    moved = tmp_path / "other-computer" / "data"
+    shutil.copytree(tmp_path / "data", moved)  # as a backup restore or a copy to a new computer does
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "other-computer" / "cache"))
+    assert ensure_default_model(moved / "models").read_bytes() == b"GGUF converted once"
+    assert conversions == [cached]  # its own copy was good: nothing converted
+    shutil.rmtree(moved / "models")  # copied without it (it is rebuilt from the packages)
+    ensure_default_model(moved / "models")
+    assert conversions == [cached, default_model.machine_model_dir() / DEFAULT_MODEL_FILE]
+    assert default_model.machine_model_dir().is_relative_to(tmp_path / "other-computer")
