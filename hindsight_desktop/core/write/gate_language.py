@@ -185,7 +185,7 @@ _TIME_ZH = (
 # Bare intent ("I'll…", "要去…") is often conversational ("we'll see", "我要去睡了"): a weak cue
 # unless a date or time comes with it.
 _INTENT = (
-    r"(?:\b(?:i|we)(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to|'m\s+gonna"
+    r"(?:\b(?:i|we)(?:'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:going\s+to|gonna)"
     r"|\s+need\s+to|\s+have\s+to|\s+must|'(?:m|re)\s+(?:flying|leaving|moving|starting|travell?ing|presenting"
     r"|meeting|visiting|going))\b|^(?:going|need|have)\s+to\b|\b(?:is|are)\s+(?:starting|moving|leaving|coming"
     r"|visiting|flying|due)\b|要去|要搬|要交|得去|要回|想去)"
