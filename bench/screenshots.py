@@ -19,6 +19,10 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 # (days ago, hour, client, type, importance, text)
 SAMPLES = [
@@ -201,8 +205,33 @@ def wait_for(app: object, condition: object, timeout: float = 30.0) -> None:
         raise RuntimeError("timed out waiting for the app")
 
 
+def tray_strip() -> QWidget:
+    """The tray icon in each state at panel size, on the desktop's panel colour as the app judges it
+    (icons.panel_is_dark: the desktop's scheme, whatever Appearance forces on the windows)."""
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QColor, QPixmap
+    from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+    from hindsight_desktop.app.icons import STATES, panel_is_dark, tray_icon
+
+    strip = QWidget()
+    strip.setAutoFillBackground(True)
+    palette = strip.palette()
+    palette.setColor(palette.ColorRole.Window, QColor("#202024" if panel_is_dark() else "#F0F0F0"))
+    strip.setPalette(palette)
+    layout = QHBoxLayout(strip)
+    for state in STATES:
+        label = QLabel()
+        pixmap: QPixmap = tray_icon(state).pixmap(QSize(44, 44))
+        label.setPixmap(pixmap)
+        label.setToolTip(state)
+        layout.addWidget(label)
+    strip.resize(strip.sizeHint())
+    return strip
+
+
 def shoot(out: Path, tmp: Path, schemes: tuple[str, ...]) -> list[Path]:
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QApplication
 
     from hindsight_desktop.app.edit_dialog import EditDialog
     from hindsight_desktop.app.icons import app_icon
@@ -233,14 +262,16 @@ def shoot(out: Path, tmp: Path, schemes: tuple[str, ...]) -> list[Path]:
     shell.theme = ThemeFollower(schemes[0], app)  # as app/main.py does; switched below as Settings would
     shell.start()
     wait_for(app, lambda: shell.backend.is_ready)
+    engine, registry = shell.backend.engine, shell.backend.registry
+    assert engine is not None and registry is not None  # ready above
     for name in ("cursor", "windsurf", "zed"):  # HTTP clients with tokens (the stdio ones come from their writes)
-        shell.backend.registry.add(name)
+        registry.add(name)
     for text in INBOX:  # standing instructions from an assistant wait for review
-        if not shell.backend.engine.write(text, client="chatgpt").pending:
+        if not engine.write(text, client="chatgpt").pending:
             raise RuntimeError(f"not held for review: {text}")
     written: list[Path] = []
     window = shell.open_timeline()
-    window.resize(1440, 860)
+    window.resize(1240, 780)  # the window's default size: where the memory text must get the room
     wait_for(app, lambda: window.timeline.total is not None and not window.timeline.loading)
 
     def take(scheme: str) -> None:
@@ -281,7 +312,7 @@ def shoot(out: Path, tmp: Path, schemes: tuple[str, ...]) -> list[Path]:
         wait_for(app, lambda: len(window.inbox.items) == len(INBOX))
         save(window, "inbox")
         window.inbox.dock.hide()
-        memory = shell.backend.engine.get(ids["Ana's birthd"])
+        memory = engine.get(ids["Ana's birthd"])
         dialog_shot(EditDialog(memory, window), "edit-dialog")
         dialog_shot(ExportChoice((len(SAMPLES), 2, 30), 3, window), "export-choice")
         window.transfer.preview_box = None
@@ -297,6 +328,12 @@ def shoot(out: Path, tmp: Path, schemes: tuple[str, ...]) -> list[Path]:
         key._say(InvalidInput("That recovery key does not open this memory file: check each group of four."))
         dialog_shot(key, "key-dialog")
         dialog_shot(KeyProblemDialog(paths.data_dir / "memory.db", "", passphrase=True), "key-dialog-passphrase")
+        forgot = KeyProblemDialog(paths.data_dir / "memory.db", "", passphrase=True)
+        forgot.enter_button.click()  # passphrase forgotten: the recovery key, and where to set a new one
+        dialog_shot(forgot, "key-dialog-forgot")
+        save(tray_strip(), "tray-icons")
+        shell.tray.menu.adjustSize()
+        save(shell.tray.menu, "tray-menu")
         settings = shell.open_settings()
         settings.resize(720, 640)
         for tab in range(settings.tabs.count()):
