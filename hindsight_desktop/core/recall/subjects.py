@@ -4,17 +4,23 @@
 the same family), and so are "where does Priya live?" and "I live in Beijing": the model places a near
 miss about another person as close as an answer. A question that names someone (a name, or a relation
 such as daughter / 女儿) is answered only by a memory that names the same one, by the name, by the
-relation in either language, or by a name the memories tie to that relation ("My wife Sarah ...").
+relation in either language, or by a name the memories tie to that relation ("My wife Sarah ...",
+"女儿朵朵今年六岁"). A name written in Latin letters and one in Chinese characters are the same person
+when the letters spell the characters' pinyin (Duoduo and 朵朵, Su Qing and 苏晴).
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from hindsight_desktop.core.index import bilingual
 from hindsight_desktop.core.index.keyword import STOP_WORDS
+from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.text.extract import extract_entities
 from hindsight_desktop.core.text.extract_dates import Found
 
@@ -31,7 +37,7 @@ _RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "grandmother": (("grandmother", "grandma", "granny", "nan"), ("奶奶", "外婆", "姥姥")),
     "grandfather": (("grandfather", "grandpa", "grandad"), ("爷爷", "外公", "姥爷")),
     "manager": (("manager", "boss"), ("领导", "经理", "老板", "上司")),
-    "friend": (("friend", "friends"), ("朋友",)),
+    "friend": (("friend", "friends"), ("朋友", "好友", "哥们", "闺蜜")),
     "nephew": (("nephew",), ("外甥", "侄子")),
     "niece": (("niece",), ("外甥女", "侄女")),
     "cousin": (("cousin",), ("表姐", "表妹", "表哥", "表弟", "堂姐", "堂妹", "堂哥", "堂弟")),
@@ -44,6 +50,36 @@ _RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "colleague": (("colleague", "coworker", "co-worker"), ("同事",)),
     "neighbour": (("neighbour", "neighbor"), ("邻居",)),
 }
+# Calendar words are capitalised in English but name no one ("Where did I travel in June?").
+_CALENDAR = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+# How a relation is followed by the name in Chinese: "女儿朵朵", "老婆叫苏晴", "儿子小宇". A name the
+# entity finder misses is most often a nickname: a doubled character (朵朵) or 小/老/阿 and one character
+# that together make no dictionary word (小宇, not 小学).
+_NAMING = re.compile("(?:叫做|名叫|叫|是)?")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_DOUBLED = re.compile("([\u3400-\u4dbf\u4e00-\u9fff])\\1")
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _ENGLISH = {word: key for key, (english, _) in _RELATIONS.items() for word in english}
 # Longest first, so 外甥女 is a niece, not a nephew, and 表姐 a cousin, not a sister.
@@ -91,6 +127,7 @@ def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: 
             if word[0].isupper()
             and len(bare := _possessive(word.lower())) > 1
             and bare not in STOP_WORDS
+            and bare not in _CALENDAR
             and bare not in taken
         ]
         if len(lone) == 1:  # several ("the Mid-Autumn Festival") are more likely a title than a person
@@ -100,19 +137,49 @@ def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: 
 
 def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:
     """`asked` with the names that memories tie to its relations ("My wife Sarah teaches maths" makes Sarah
-    one way to name the wife), and the relations tied to its names."""
+    one way to name the wife, as "女儿朵朵今年六岁" makes 朵朵 the daughter), and the relations tied to
+    its names."""
     names, relations = set(asked.names), set(asked.relations)
     for text in texts:
         held = relations_in(text)
         if not held & asked.relations and not any(_names(text, {n}) for n in asked.names):
             continue
         subject = of(text, now)
+        ties = set(_named_after_relation(text, subject.names))
         if len(subject.names) == 1 and len(subject.relations) == 1:  # one person, named both ways
-            if subject.relations & asked.relations:
-                names |= subject.names
-            if subject.names & asked.names:
-                relations |= subject.relations
+            ties.add((next(iter(subject.relations)), next(iter(subject.names))))
+        for relation, name in ties:
+            if relation in asked.relations:
+                names.add(name)
+            if any(_same_name(name, n) for n in asked.names):
+                relations.add(relation)
     return Subjects(frozenset(names), frozenset(relations))
+
+
+def _named_after_relation(text: str, found: Iterable[str]) -> Iterable[tuple[str, str]]:
+    """(relation, name) where a Chinese relation word is directly followed by a name ("朋友老周（周鹏）",
+    "老婆叫苏晴", "女儿朵朵"): a name the entity finder found there, or a nickname."""
+    found = sorted((n for n in found if _HAN.match(n)), key=len, reverse=True)
+    for word, key in _CHINESE:
+        start = text.find(word)
+        while start >= 0:
+            after = start + len(word)
+            after += len(_NAMING.match(text, after).group())  # type: ignore[union-attr]
+            rest = text[after : after + 4]
+            name = next((n for n in found if rest.startswith(n)), None) or _nickname(rest)
+            if name is not None:
+                yield key, name
+            start = text.find(word, start + 1)
+
+
+def _nickname(text: str) -> str | None:
+    """A nickname at the start of `text`: a doubled character (朵朵), or 小/老/阿 and a character that
+    together make no dictionary word (小宇, not 小学)."""
+    if _DOUBLED.match(text):
+        return text[:2]
+    if len(text) >= 2 and text[0] in "小老阿" and _HAN.match(text[1]) and not segment.known(text[:2]):
+        return text[:2]
+    return None
 
 
 def _possessive(word: str) -> str:
@@ -124,10 +191,75 @@ def _possessive(word: str) -> str:
 
 
 def _names(text: str, names: set[str]) -> bool:
-    """A Latin name as a whole word ("Tom", not "tomatoes"); a Chinese one anywhere in the text."""
+    """A Latin name as a whole word ("Tom", not "tomatoes"); a Chinese one anywhere in the text; either
+    written in the other script (Duoduo for 朵朵, 苏晴 for Su Qing)."""
     lowered = text.lower()
-    words = {_possessive(w.lower()) for w in _LATIN_WORD.findall(text)}
-    return any(name in words if name.isascii() and " " not in name else name in lowered for name in names)
+    words = [_possessive(w.lower()) for w in _LATIN_WORD.findall(text)]
+    for name in names:
+        if name.isascii() and " " not in name:
+            if name in words:
+                return True
+        elif name in lowered:
+            return True
+        if name.isascii() and _HAN.search(text) and _spelt_in(_letters(name), text):
+            return True
+        if not name.isascii() and any(
+            _spells(name, "".join(words[i : i + n])) for i in range(len(words)) for n in (1, 2)
+        ):
+            return True
+    return False
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Whether two names are one, in the same script or spelt in the other's."""
+    if a == b:
+        return True
+    if a.isascii() == b.isascii():
+        return False
+    latin, han = (a, b) if a.isascii() else (b, a)
+    return _spells(han, _letters(latin))
+
+
+def _letters(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalpha())
+
+
+def _spelt_in(letters: str, text: str) -> bool:
+    """Whether two to four consecutive Chinese characters of `text` are spelt `letters` in pinyin."""
+    if len(letters) < 4:  # "Li", "Lu": too many characters are read so
+        return False
+    return any(_spells(text[i : i + n], letters) for i in range(len(text)) for n in (2, 3, 4))
+
+
+def _spells(han: str, letters: str) -> bool:
+    """Whether `letters` (lower-case, no spaces) are one pinyin reading of every character of `han`."""
+    if len(han) < 2 or not all(_HAN.match(c) for c in han):
+        return False
+    readings = _readings()
+    ends = {0}
+    for char in han:
+        ends = {e + len(r) for e in ends for r in readings.get(char, ()) if letters.startswith(r, e)}
+        if not ends:
+            return False
+    return len(letters) in ends
+
+
+@functools.cache
+def _readings() -> dict[str, frozenset[str]]:
+    """Each Chinese character's pinyin readings without tones, from CC-CEDICT's single-character entries
+    (read once, when a name is first compared across scripts)."""
+    found: dict[str, set[str]] = {}
+    try:
+        with gzip.open(bilingual.dictionary_file(), "rt", encoding="utf-8") as lines:
+            for line in lines:
+                parts = line.split(" ", 3)
+                if len(parts) < 3 or len(parts[1]) != 1 or not parts[2].startswith("["):
+                    continue
+                reading = parts[2].strip("[]").lower().replace("u:", "v")
+                found.setdefault(parts[1], set()).add("".join(c for c in reading if c.isalpha()))
+    except (OSError, ModuleNotFoundError):  # no dictionary: names are matched in their own script only
+        return {}
+    return {char: frozenset(r) for char, r in found.items()}
 
 
 def names_someone(asked: Subjects, term: str) -> bool:

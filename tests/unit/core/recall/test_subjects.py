@@ -47,3 +47,38 @@ def test_a_piece_of_a_chinese_name_is_the_name() -> None:
     asked = subjects.of("王磊对什么过敏吗？", NOW, question=True)
     assert subjects.names_someone(asked, "王") and subjects.names_someone(asked, "王磊")
     assert not subjects.names_someone(asked, "过敏")
+
+
+def test_a_month_or_weekday_is_not_a_name() -> None:
+    assert not subjects.of("Where did I travel for work in June?", NOW, question=True).names
+    assert not subjects.of("What did I do on Friday?", NOW, question=True).names
+
+
+def test_a_chinese_relation_is_tied_to_the_name_that_follows_it() -> None:
+    daughter = subjects.of("女儿几点睡觉？", NOW, question=True)
+    known = subjects.aliases(daughter, ["女儿果果今年五岁。", "老公叫陈刚，在医院上班。"], NOW)
+    assert known.names == {"果果"}  # a doubled character: a nickname the entity finder misses
+    assert subjects.same(known, "果果晚上九点睡觉。")
+    son = subjects.aliases(subjects.of("我儿子爱吃什么？", NOW), ["儿子小杰上三年级了。"], NOW)
+    assert "小杰" in son.names  # 小 and a character that make no dictionary word
+    school = subjects.aliases(subjects.of("我女儿在哪上学？", NOW), ["女儿小学毕业了。", "女儿今年十岁。"], NOW)
+    assert not school.names  # 小学 is a word, 今年 no nickname
+    wife = subjects.aliases(subjects.of("我妻子喜欢什么花？", NOW), ["我老婆叫陈雨，是护士。"], NOW)
+    assert "陈雨" in wife.names
+
+
+def test_a_friend_called_by_two_names_and_slang_for_friend() -> None:
+    assert subjects.relations_in("我最铁的哥们儿是谁？") == {"friend"}  # not a brother (哥)
+    friend = subjects.aliases(subjects.of("我好友开什么店？", NOW), ["我的好友阿峰（林峰）开了一家面馆。"], NOW)
+    assert "阿峰" in friend.names
+
+
+def test_a_name_in_pinyin_is_the_same_person_as_in_characters() -> None:
+    guoguo = subjects.Subjects(frozenset({"果果"}), frozenset())
+    assert subjects.same(guoguo, "Guoguo is afraid of thunderstorms.")
+    assert not subjects.same(guoguo, "Gogo dancing is fun.")
+    chen = subjects.Subjects(frozenset({"chen yu"}), frozenset())
+    assert subjects.same(chen, "陈雨今天值夜班。")
+    assert not subjects.same(subjects.Subjects(frozenset({"li"}), frozenset()), "我去了李家。")  # too short to tell
+    asked = subjects.aliases(subjects.Subjects(frozenset({"xiaojie"}), frozenset()), ["儿子小杰上三年级了。"], NOW)
+    assert "son" in asked.relations  # the relation tied to the name, across scripts
