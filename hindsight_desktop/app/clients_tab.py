@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from hindsight_desktop.app import fmt
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import Setup, client_kinds, install_client, setup_snippet
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.token_place import token_place_words
 from hindsight_desktop.app.workers import Task
 from hindsight_desktop.core.clients import DEFAULT_POLICY, POLICIES, ClientBook
@@ -55,6 +56,9 @@ def _menu_button(text: str, parent: QWidget) -> tuple[QToolButton, QMenu]:
     menu = QMenu(button)
     button.setMenu(menu)
     return button, menu
+
+
+HERE = {"clients config": "“Copy set-up” here", "clients install": "“Install into” here", "clients add": "“Add…” here"}
 
 
 class ClientsTab(QWidget):
@@ -105,7 +109,7 @@ class ClientsTab(QWidget):
             "exact snippet on the clipboard; Install merges it into the client's config file "
             "(keeping a backup). Writes: on review, what a client proposes waits in the timeline's Inbox; "
             "read-only clients may search but not write. Standing instructions from any assistant wait for "
-            "you by default (Settings → Privacy)."
+            "you by default (Settings → Memory, Privacy: “Hold assistants' standing instructions for my review”)."
         )
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -116,7 +120,7 @@ class ClientsTab(QWidget):
         self.token_place.setWordWrap(True)
         layout.addWidget(self.token_place)
         self.token_created.connect(self._show_token)
-        self.message.connect(self.note.setText)
+        self.message.connect(lambda text: self.note.setText(in_app(text, HERE)))
         self.refresh()
 
     def _registry_call(self, fn: Any, *args: Any, done: Any, name: str) -> Task | None:

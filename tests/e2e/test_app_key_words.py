@@ -89,3 +89,14 @@ def test_the_tray_says_the_app_s_place_in_its_notifications(shell):
     shell.tray.notify("Hindsight Desktop", f"the memory did not open: {opener.RESTORE_HINT}")
     title, text = shell.tray.messages[-1]
     assert "“Enter recovery key”" in text and not has_command(text), text
+
+
+def test_the_clients_tab_names_its_own_button_when_an_install_cannot_run(qtbot, shell, monkeypatch):
+    from hindsight_desktop.mcp import client_config
+
+    monkeypatch.setattr(client_config.shutil, "which", lambda name: None)  # no `claude` command here
+    tab = shell.open_settings().clients
+    task = tab.install("claude-code")
+    qtbot.waitUntil(lambda: task.is_finished, timeout=20_000)
+    qtbot.waitUntil(lambda: "claude command is not on PATH" in tab.note.text())
+    assert "“Copy set-up” here" in tab.note.text() and not has_command(tab.note.text()), tab.note.text()
