@@ -34,6 +34,7 @@ from hindsight_desktop.app import theme
 from hindsight_desktop.app.backend import Backend
 from hindsight_desktop.app.client_setup import client_kinds
 from hindsight_desktop.app.diagnose_actions import Fix, fixes_for
+from hindsight_desktop.app.in_app_words import in_app
 from hindsight_desktop.app.state import AppPaths
 from hindsight_desktop.app.workers import Task
 
@@ -53,6 +54,7 @@ def check_lines(check: dict[str, Any]) -> list[str]:
 def shown_lines(check: dict[str, Any], fixes: list[Fix]) -> list[str]:
     """One check as the dialog shows it: the in-app fix's words instead of the command-line advice."""
     words = " ".join(f.words for f in fixes if f.words)
+    check = {**check, "detail": in_app(str(check.get("detail", "")))}  # a detail may name a command too
     if not words:
         return check_lines(check)
     lines = check_lines({**check, "fix": ""})
