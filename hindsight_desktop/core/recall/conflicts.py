@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 # Closeness (calibration.closeness) from which two answers to one question can state one attribute;
 # lower than the write path's RESTATES because the question, and the change the newer one says, vouch too.
 CONFLICT = 0.35
+# From this closeness, two near-tied answers to one question that share a subject word and differ in
+# their values state one attribute without either saying so ("I take my tea with two sugars", later "no
+# sugar in my tea these days"): the question, both answering it alike, vouches for the rest.
+SAME_ATTRIBUTE = 0.45
+# ...and when the newer scores at least these shares of the older's keyword and vector evidence.
+KEYWORD_TIE = 0.75
+VECTOR_TIE = 0.8
 # The newer must score at least this share of the older's relevance: both are answers, not one answer
 # and a memory that merely mentions the same person.
 ALIKE = 0.6
@@ -82,7 +89,9 @@ def newer_first(
         old, new = texts.get(head[older].cand.rowid), texts.get(head[newer].cand.rowid)
         if old is None or new is None:
             continue
-        if changes(new, old) and about_same_thing(new, old, closeness, CONFLICT):
+        if about_same_thing(new, old, closeness, CONFLICT) and (
+            changes(new, old) or _same_attribute(head[newer], head[older], closeness)
+        ):
             fitting.append((closeness, older, newer))
     # Each newer answer goes before the one older answer it is closest to, and each older answer lets
     # only its closest newer one ahead: one changed value replaces one stated value, not a whole list.
@@ -99,6 +108,20 @@ def newer_first(
         order = sorted(range(len(head)), key=lambda i: before[i] - 0.5 if i in before else i)
         ranked[:window] = [head[i] for i in order]
     return found
+
+
+def _same_attribute(newer: Ranked, older: Ranked, closeness: float) -> bool:
+    """Without a change said in words: close in meaning (SAME_ATTRIBUTE), and the newer answers the
+    question about as well as the older in its words (KEYWORD_TIE of its keyword score) and in meaning
+    (VECTOR_TIE of its calibrated similarity), not only in the fused score. A memory on another
+    attribute of the same subject ("her blood pressure pill" beside "takes atorvastatin for her
+    cholesterol", asked about cholesterol) lacks the asked attribute's words and is further from the
+    question, which the two memories' closeness to each other, through the subject, does not show."""
+    if closeness < SAME_ATTRIBUTE:
+        return False
+    return (
+        newer.cand.keyword >= KEYWORD_TIE * older.cand.keyword and newer.cand.vector >= VECTOR_TIE * older.cand.vector
+    )
 
 
 def changes(text: str, other: str) -> bool:

@@ -24,9 +24,14 @@ def subject_terms(text: str) -> set[str]:
     """Surface terms (overlap.surface_terms) less function words, particles and single letters."""
     return {
         t
-        for t in overlap.surface_terms(text)
+        for t in map(_singular_owner, overlap.surface_terms(text))
         if len(t) > 1 and t not in lang.STOPWORDS_EN and not all(ch in lang.PARTICLES_ZH for ch in t)
     }
+
+
+def _singular_owner(term: str) -> str:
+    """"leo's" -> "leo": the owner is the subject word ("Leo's soccer practice" beside "Leo practises")."""
+    return term[:-2] if term.endswith(("'s", "\u2019s")) and len(term) > 3 else term
 
 
 def about_same_thing(text: str, other: str, closeness: float, bar: float = RESTATES) -> bool:
