@@ -94,7 +94,8 @@ def import_words(report: ImportReport) -> str:
         lines.append(f"{_count(report.duplicates, 'item')} repeat what your memory already holds: merged, not added.")
     if report.skipped_existing:
         lines.append(
-            f"{_count(report.skipped_existing, 'memory', 'memories')} already here (same id): left as they are."
+            f"{_count(report.skipped_existing, 'memory', 'memories')} already here (same id): "
+            + ("left as it is." if report.skipped_existing == 1 else "left as they are.")
         )
     if report.superseded:
         n = report.superseded

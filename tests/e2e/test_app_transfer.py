@@ -31,6 +31,11 @@ def test_the_result_lines_are_plain_words():
     assert "dangling" not in words and "refs" not in words and "that one is not in the file" in words
     preview = transfer.import_words(dataclasses.replace(report, dry_run=True, created=1))
     assert "1 new memory would be added." in preview and preview.endswith("Nothing has been written yet.")
+    changed = transfer.import_words(dataclasses.replace(report, dry_run=True, superseded=2, skipped_existing=1))
+    assert "2 older statements would be replaced by newer ones." in changed
+    assert "1 memory already here (same id): left as it is." in changed
+    refused = transfer.refused_words("line 3 is not JSON")
+    assert refused == "This file cannot be imported: line 3 is not JSON\nNothing was changed."
 
 
 def test_export_says_what_it_holds_and_defaults_to_everything(qtbot, shell, tmp_path, monkeypatch):
