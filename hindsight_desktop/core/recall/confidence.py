@@ -46,8 +46,10 @@ _BELOW_HIT = HIT_CONFIDENCE - 0.01  # a candidate kept only for its meaning is n
 
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile("[A-Za-z]")
-# Question words say what kind of answer is wanted; no memory holds them.
+# Question words say what kind of answer is wanted; no memory holds them. Nor a word that asks for a name
+# ("what is my daughter's name?" is answered by "my daughter Mia...").
 _QUESTION_CHARS = frozenset("什么哪谁吗呢怎几")
+_ASKS_FOR_NAME = frozenset(["name", "named", "called", "名字", "叫"])
 _SIBILANT_ES = ("ches", "shes", "sses", "xes", "zes")
 
 
@@ -59,7 +61,10 @@ def content_terms(question: str) -> list[str]:
     return [
         t
         for t in terms
-        if (not _CJK.search(t) or t in words) and not _QUESTION_CHARS.intersection(t) and "多少" not in t
+        if (not _CJK.search(t) or t in words)
+        and not _QUESTION_CHARS.intersection(t)
+        and "多少" not in t
+        and t not in _ASKS_FOR_NAME
     ]
 
 

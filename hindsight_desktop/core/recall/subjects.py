@@ -116,9 +116,14 @@ def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: 
 
     `question`: when no person is found, a lone capitalised word past the first that names nothing else
     (no place, organisation or other entity): in a question a name stands alone, with none of the cues
-    that tell a person in a memory ("How does Tom prefer to be updated?")."""
+    that tell a person in a memory ("How does Tom prefer to be updated?"); a Chinese nickname that
+    opens it ("朵朵怕什么？") or follows a relation ("我儿子小宇…")."""
     found = extract_entities(text, now, dates)
     names = {e.value.lower() for e in found if e.kind == "person"}
+    if question:
+        names |= {name for _, name in _named_after_relation(text, names)}
+        if (nickname := _nickname(text)) is not None:
+            names.add(nickname)
     if question and not names:
         taken = " ".join(e.text.lower() for e in found)
         lone = [

@@ -13,6 +13,9 @@ def test_question_words_and_character_pairs_are_not_content() -> None:
     assert "过敏" in terms and "女儿" in terms
     assert not [t for t in terms if "什" in t or "么" in t]
     assert "儿对" not in terms  # a pair across two words, which no memory holds
+    # Asking for a name: the answer says the name, not the word ("My daughter is Mia").
+    assert sure.content_terms("What is my landlord's name?") == ["landlord"]
+    assert "名字" not in sure.content_terms("房东叫什么名字？")
 
 
 def test_a_rare_word_weighs_more_than_a_common_one() -> None:

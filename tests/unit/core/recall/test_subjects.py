@@ -82,3 +82,12 @@ def test_a_name_in_pinyin_is_the_same_person_as_in_characters() -> None:
     assert not subjects.same(subjects.Subjects(frozenset({"li"}), frozenset()), "我去了李家。")  # too short to tell
     asked = subjects.aliases(subjects.Subjects(frozenset({"xiaojie"}), frozenset()), ["儿子小杰上三年级了。"], NOW)
     assert "son" in asked.relations  # the relation tied to the name, across scripts
+
+
+def test_a_question_that_opens_with_a_chinese_nickname_asks_about_that_person() -> None:
+    asked = subjects.of("果果怕什么？", NOW, question=True)
+    assert asked.names == {"果果"}
+    assert subjects.same(asked, "Guoguo is afraid of thunderstorms.")
+    assert not subjects.same(asked, "我怕蜘蛛。")
+    assert "小杰" in subjects.of("我儿子小杰几点放学？", NOW, question=True).names
+    assert not subjects.of("小时候我住在哪里？", NOW, question=True).names  # 小时 is a word, not a nickname
