@@ -147,8 +147,8 @@ def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:
     names, relations = set(asked.names), set(asked.relations)
     for text in texts:
         held = relations_in(text)
-        if not held & asked.relations and not any(_names(text, {n}) for n in asked.names):
-            continue
+        if not held or (not held & asked.relations and not any(_names(text, {n}) for n in asked.names)):
+            continue  # a text with no relation word ties no name to one
         subject = of(text, now)
         ties = set(_named_after_relation(text, subject.names))
         if len(subject.names) == 1 and len(subject.relations) == 1:  # one person, named both ways
@@ -231,9 +231,18 @@ def _letters(name: str) -> str:
 
 def _spelt_in(letters: str, text: str) -> bool:
     """Whether two to four consecutive Chinese characters of `text` are spelt `letters` in pinyin."""
-    if len(letters) < 4:  # "Li", "Lu": too many characters are read so
+    if len(letters) < 4 or not _HAN.search(text):  # "Li", "Lu": too many characters are read so
         return False
-    return any(_spells(text[i : i + n], letters) for i in range(len(text)) for n in (2, 3, 4))
+    readings = _readings()
+    for start in range(len(text)):
+        ends = {0}  # how much of `letters` the characters from `start` on have spelt
+        for n, char in enumerate(text[start : start + 4], 1):
+            ends = {e + len(r) for e in ends for r in readings.get(char, ()) if letters.startswith(r, e)}
+            if not ends:
+                break
+            if n >= 2 and len(letters) in ends:
+                return True
+    return False
 
 
 def _spells(han: str, letters: str) -> bool:
