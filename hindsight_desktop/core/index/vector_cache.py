@@ -81,6 +81,9 @@ class VectorCache:
         self._row_of = np.zeros(0, dtype=np.int32)
         self._layout += 1
         self._allocate(vector_codes.count(db, self.model_num) + 1024)
+        # rowid -> row sized once for the highest block: grown block by block it was reallocated (fresh
+        # pages, each faulted in) a few dozen times on the way to 100k rows.
+        self._row_of = np.full(vector_codes.rowid_bound(db, self.model_num), -1, dtype=np.int32)
         for rowids, bits, codes, scale in vector_codes.blocks(db, self.model_num, self.dim):
             self._extend(rowids, bits, codes, scale)
         self.seq = latest

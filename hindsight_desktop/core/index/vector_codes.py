@@ -75,6 +75,12 @@ def count(db: apsw.Connection, model_num: int) -> int:
     return total
 
 
+def rowid_bound(db: apsw.Connection, model_num: int) -> int:
+    """One past the highest rowid the model's blocks can hold (0 with no block)."""
+    top = values.number(db, "SELECT coalesce(max(block) + 1, 0) FROM vector_bits WHERE model_num = ?", (model_num,))
+    return top * BLOCK
+
+
 def blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.ndarray, ...]]:
     """(rowids, sign bits, codes, scales) of the model's vectors, one block at a time, rowids ascending."""
     words, width = words_of(dim), dim + 4
@@ -88,10 +94,13 @@ def blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.n
         assert isinstance(block, int) and isinstance(valid, bytes) and isinstance(bits, bytes)
         assert isinstance(packed, bytes)
         slots = np.flatnonzero(np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little"))
-        held = np.frombuffer(packed, dtype=np.uint8).reshape(BLOCK, width)[slots]
+        held = np.frombuffer(packed, dtype=np.uint8).reshape(BLOCK, width)
+        signs = np.frombuffer(bits, dtype=np.uint64).reshape(BLOCK, words)
+        if len(slots) < BLOCK:  # a full block is handed on as it was read, not copied once more
+            held, signs = held[slots], signs[slots]
         yield (
             block * BLOCK + slots.astype(np.int64),
-            np.frombuffer(bits, dtype=np.uint64).reshape(BLOCK, words)[slots],
+            signs,
             held[:, :dim].view(np.int8),
             np.ascontiguousarray(held[:, dim:]).view(np.float32)[:, 0],
         )

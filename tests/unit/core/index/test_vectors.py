@@ -233,3 +233,27 @@ def test_a_kept_visibility_mask_follows_every_change_to_the_rows(tmp_path):
     found = [r for r, _ in first]
     assert first == again and n + 1 in found and not set(found) & {1, 2, 3, 10, n + 2}
     store.close()
+
+
+def test_a_fresh_cache_holds_every_blocks_codes_full_or_not_and_grows_past_them(tmp_path):
+    """A full block (every slot valid) is read without the copy a part-filled one needs: both give the
+    cache the codes int8_codes gives the stored vectors; a vector added past the last block after the
+    load is found too (the rowid map sized at the load grows)."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 16, 2 * vector_codes.BLOCK + 5  # rowids 1..2053: block 0 misses rowid 0, block 1 is full
+    data = _clustered(n + 1, dim, seed=5)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for rowid in range(1, n + 1):
+            index.add(db, rowid, data[rowid - 1])
+    with store.read() as db:
+        rowids = list(range(1, n + 1))
+        found, matrix = index.matrix(db, rowids)
+        codes, scale = vector_codes.int8_codes(np.stack(data[:n]))
+        assert found == rowids and np.array_equal(matrix, codes.astype(np.float32) * scale[:, None])
+    late = 5 * vector_codes.BLOCK + 7
+    with store.write() as db:
+        index.add(db, late, data[n])
+    with store.read() as db:
+        assert index.nearest(db, data[n], 1)[0][0] == late
+    store.close()
