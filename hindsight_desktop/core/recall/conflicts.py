@@ -6,7 +6,8 @@ gate_change.RESTATES). Below that, both stay current, and the older one, which s
 words, ranks first. At recall the question says what is asked, so a pair is taken as two values of one
 attribute when:
 - the newer says that something the older speaks of changed (a change said in a statement, in a clause
-  that shares a subject word with the older),
+  that shares a subject word with the older), or, said without a change word, it answers the question
+  alike in words and in meaning (KEYWORD_TIE, VECTOR_TIE of the older's keyword and vector evidence),
 - both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
   is ranked at most GAP places below it),
 - they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to
@@ -37,11 +38,10 @@ if TYPE_CHECKING:
 # Closeness (calibration.closeness) from which two answers to one question can state one attribute;
 # lower than the write path's RESTATES because the question, and the change the newer one says, vouch too.
 CONFLICT = 0.35
-# From this closeness, two near-tied answers to one question that share a subject word and differ in
-# their values state one attribute without either saying so ("I take my tea with two sugars", later "no
-# sugar in my tea these days"): the question, both answering it alike, vouches for the rest.
-SAME_ATTRIBUTE = 0.45
-# ...and when the newer scores at least these shares of the older's keyword and vector evidence.
+# Without a change said in words, two near-tied answers to one question that are about the same thing
+# (at CONFLICT) state one attribute when the newer holds at least these shares of the older's keyword and
+# vector evidence ("I take my tea with two sugars", later "no sugar in my tea these days"): the question,
+# both answering it alike in its words and its meaning, vouches for the rest.
 KEYWORD_TIE = 0.75
 VECTOR_TIE = 0.8
 # The newer must score at least this share of the older's relevance: both are answers, not one answer
@@ -90,7 +90,7 @@ def newer_first(
         if old is None or new is None:
             continue
         if about_same_thing(new, old, closeness, CONFLICT) and (
-            changes(new, old) or _same_attribute(head[newer], head[older], closeness)
+            changes(new, old) or _same_attribute(head[newer], head[older])
         ):
             fitting.append((closeness, older, newer))
     # Each newer answer goes before the one older answer it is closest to, and each older answer lets
@@ -110,18 +110,15 @@ def newer_first(
     return found
 
 
-def _same_attribute(newer: Ranked, older: Ranked, closeness: float) -> bool:
-    """Without a change said in words: close in meaning (SAME_ATTRIBUTE), and the newer answers the
-    question about as well as the older in its words (KEYWORD_TIE of its keyword score) and in meaning
-    (VECTOR_TIE of its calibrated similarity), not only in the fused score. A memory on another
-    attribute of the same subject ("her blood pressure pill" beside "takes atorvastatin for her
-    cholesterol", asked about cholesterol) lacks the asked attribute's words and is further from the
-    question, which the two memories' closeness to each other, through the subject, does not show."""
-    if closeness < SAME_ATTRIBUTE:
-        return False
-    return (
-        newer.cand.keyword >= KEYWORD_TIE * older.cand.keyword and newer.cand.vector >= VECTOR_TIE * older.cand.vector
-    )
+def _same_attribute(newer: Ranked, older: Ranked) -> bool:
+    """Without a change said in words: the newer answers the question about as well as the older in its
+    words (KEYWORD_TIE of its keyword score) and in meaning (VECTOR_TIE of its calibrated similarity),
+    not only in the fused score. A memory on another attribute of the same subject ("her blood pressure
+    pill" beside "takes atorvastatin for her cholesterol", asked about cholesterol) lacks the asked
+    attribute's words and lies further from the question, which the two memories' closeness to each
+    other, through the subject, does not show."""
+    words = newer.cand.keyword >= KEYWORD_TIE * older.cand.keyword
+    return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
 
 
 def changes(text: str, other: str) -> bool:

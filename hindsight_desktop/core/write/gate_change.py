@@ -30,7 +30,8 @@ def subject_terms(text: str) -> set[str]:
 
 
 def _singular_owner(term: str) -> str:
-    """"leo's" -> "leo": the owner is the subject word ("Leo's soccer practice" beside "Leo practises")."""
+    """An owner's 's dropped, "leo's" -> "leo": the owner is the subject word ("Leo's soccer practice"
+    beside "Leo practises")."""
     return term[:-2] if term.endswith(("'s", "\u2019s")) and len(term) > 3 else term
 
 
