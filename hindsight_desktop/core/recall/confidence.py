@@ -16,7 +16,9 @@ rank), so it means the same in a store of ten memories and of a hundred thousand
   translation, which finds few (the probe's cross-language answers share none): its sharing none
   counts against it as much as a translated word counts for it (CROSS);
 - whether the memory is about whom the question asks (subjects.py): a near miss about another person
-  lands as close in meaning as an answer, and is capped below HIT_CONFIDENCE.
+  lands as close in meaning as an answer, and is capped below HIT_CONFIDENCE; a memory that gives the
+  name a question asks for ("新领导叫周敏" for "我现在的上司是谁？") holds the answer as exactly as a
+  matched name or code, whatever its other words.
 
 A search whose best result is below HIT_CONFIDENCE reports that nothing relevant was found.
 """
@@ -29,6 +31,7 @@ from typing import NamedTuple
 
 from hindsight_desktop.core.index import keyword
 from hindsight_desktop.core.model.calibration import Calibration
+from hindsight_desktop.core.recall.subjects import Match
 from hindsight_desktop.core.text import segment
 
 HIT_CONFIDENCE = 0.5
@@ -130,17 +133,18 @@ def confidence(
     scale: Calibration,
     asked: str = "en",
     *,
-    same_subject: bool = True,
+    same_subject: bool | Match = True,
     meaning_only: bool = False,
 ) -> float:
     """Combine the vector's confidence with exact evidence (`entity` in [0, 1], `covered`: coverage's, or
     its share alone, of a memory in the question's language).
 
-    `same_subject`: the memory names whom the question asks about (or the question names no one).
+    `same_subject`: the memory names whom the question asks about (or the question names no one);
+    Match.NAMES: it gives the name the question asks for, exact evidence like `entity`.
     `meaning_only`: the memory was kept only as one of the nearest in meaning, below the floor."""
     p = scale.answer_probability(similarity, asked) if similarity is not None else 0.0
     share, comparable = covered if isinstance(covered, Covered) else (covered, 1.0)
-    entity = min(1.0, max(0.0, entity))
+    entity = 1.0 if same_subject == Match.NAMES else min(1.0, max(0.0, entity))
     share = min(1.0, max(0.0, share))
     if share <= 0 and entity <= 0 and 0 < p < 1:
         odds = p / (1 - p) * _MEANING_ONLY_ODDS ** min(1.0, max(0.0, comparable))

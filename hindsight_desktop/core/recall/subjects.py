@@ -16,7 +16,8 @@ import gzip
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from enum import IntEnum
 
 from hindsight_desktop.core.index import bilingual
 from hindsight_desktop.core.index.keyword import STOP_WORDS
@@ -80,6 +81,11 @@ _CALENDAR = frozenset(
 _NAMING = re.compile("(?:叫做|名叫|叫|是)?")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _DOUBLED = re.compile("([\u3400-\u4dbf\u4e00-\u9fff])\\1")
+# A question asking who someone is, or their name.
+_ASKS_NAME = re.compile(r"是谁|叫什么|什么名字|名字是|叫啥|\bwho(?:'s|\s+is|\s+was|\s+are)\b|\bname\b|\bcalled\b", re.I)
+# An English relation word and the name after it: "my manager Laura", "my manager is Laura", "my wife, Sarah".
+_NAMED_AFTER = re.compile(r"\b([a-z]+)(?:,|\s+is|\s+called|\s+named)?\s+([A-Z][a-z]+)")
+_REFERENCE = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on when a text is read
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _ENGLISH = {word: key for key, (english, _) in _RELATIONS.items() for word in english}
 # Longest first, so 外甥女 is a niece, not a nephew, and 表姐 a cousin, not a sister.
@@ -94,6 +100,7 @@ class Subjects:
 
     names: frozenset[str] = field(default_factory=frozenset)
     relations: frozenset[str] = field(default_factory=frozenset)
+    asks_name: bool = False  # a question asking who someone is ("Who is my manager?", "我女儿叫什么？")
 
     def __bool__(self) -> bool:
         return bool(self.names or self.relations)
@@ -137,7 +144,8 @@ def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: 
         ]
         if len(lone) == 1:  # several ("the Mid-Autumn Festival") are more likely a title than a person
             names.add(lone[0])
-    return Subjects(frozenset(names), frozenset(relations_in(text)))
+    relations = frozenset(relations_in(text))
+    return Subjects(frozenset(names), relations, question and bool(relations) and bool(_ASKS_NAME.search(text)))
 
 
 def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:
@@ -149,32 +157,45 @@ def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:
         held = relations_in(text)
         if not held or (not held & asked.relations and not any(_names(text, {n}) for n in asked.names)):
             continue  # a text with no relation word ties no name to one
-        subject = of(text, now)
-        ties = set(_named_after_relation(text, subject.names))
-        if len(subject.names) == 1 and len(subject.relations) == 1:  # one person, named both ways
-            ties.add((next(iter(subject.relations)), next(iter(subject.names))))
-        for relation, name in ties:
+        for relation, name in _ties(text, now):
             if relation in asked.relations:
                 names.add(name)
             if any(_same_name(name, n) for n in asked.names):
                 relations.add(relation)
-    return Subjects(frozenset(names), frozenset(relations))
+    return Subjects(frozenset(names), frozenset(relations), asked.asks_name)
+
+
+def _ties(text: str, now: datetime) -> set[tuple[str, str]]:
+    """(relation, name) pairs a memory ties: a name right after a relation, or its one person named both
+    ways ("My wife Sarah teaches maths")."""
+    subject = of(text, now)
+    ties = set(_named_after_relation(text, subject.names))
+    if len(subject.names) == 1 and len(subject.relations) == 1:
+        ties.add((next(iter(subject.relations)), next(iter(subject.names))))
+    return ties
 
 
 def _named_after_relation(text: str, found: Iterable[str]) -> Iterable[tuple[str, str]]:
-    """(relation, name) where a Chinese relation word is directly followed by a name ("朋友老周（周鹏）",
-    "老婆叫苏晴", "女儿朵朵"): a name the entity finder found there, or a nickname."""
-    found = sorted((n for n in found if _HAN.match(n)), key=len, reverse=True)
+    """(relation, name) where a relation word is directly followed by a name ("朋友老周（周鹏）", "老婆叫苏晴",
+    "女儿朵朵": a name the entity finder found there, or a nickname; "my manager Laura", "my manager is
+    Laura": a found name)."""
+    found = list(found)
+    han = sorted((n for n in found if _HAN.match(n)), key=len, reverse=True)
     for word, key in _CHINESE:
         start = text.find(word)
         while start >= 0:
             after = start + len(word)
             after += len(_NAMING.match(text, after).group())  # type: ignore[union-attr]
             rest = text[after : after + 4]
-            name = next((n for n in found if rest.startswith(n)), None) or _nickname(rest)
+            name = next((n for n in han if rest.startswith(n)), None) or _nickname(rest)
             if name is not None:
                 yield key, name
             start = text.find(word, start + 1)
+    latin = {n for n in found if n.isascii()}
+    for m in _NAMED_AFTER.finditer(text):
+        relation, name = _ENGLISH.get(_possessive(m.group(1).lower())), m.group(2).lower()
+        if relation is not None and name in latin:
+            yield relation, name
 
 
 def _nickname(text: str) -> str | None:
@@ -287,8 +308,22 @@ def names_someone(asked: Subjects, term: str) -> bool:
     )
 
 
-def same(asked: Subjects, memory: str) -> bool:
-    """Whether a memory names someone the question asks about (True when the question names no one)."""
+class Match(IntEnum):
+    """Whether a memory is about whom a question asks: false only for someone else."""
+
+    OTHER = 0  # it names someone, not the one asked about
+    SAME = 1  # the one asked about (or the question names no one)
+    NAMES = 2  # it says the name the question asks for ("My manager is Laura" for "Who is my manager?")
+
+
+def same(asked: Subjects, memory: str, now: datetime | None = None) -> Match:
+    """Whether a memory names someone the question asks about (SAME when the question names no one), and
+    whether it gives the name of the relation a question asks the name of (`now`: for reading its names)."""
     if not asked:
-        return True
-    return _names(memory, set(asked.names)) or bool(relations_in(memory) & asked.relations)
+        return Match.SAME
+    if not _names(memory, set(asked.names)) and not relations_in(memory) & asked.relations:
+        return Match.OTHER
+    people = of(memory, now or _REFERENCE).names if asked.asks_name else ()
+    if asked.asks_name and any(r in asked.relations for r, _ in _named_after_relation(memory, people)):
+        return Match.NAMES
+    return Match.SAME

@@ -91,3 +91,15 @@ def test_a_question_that_opens_with_a_chinese_nickname_asks_about_that_person() 
     assert not subjects.same(asked, "我怕蜘蛛。")
     assert "小杰" in subjects.of("我儿子小杰几点放学？", NOW, question=True).names
     assert not subjects.of("小时候我住在哪里？", NOW, question=True).names  # 小时 is a word, not a nickname
+
+
+def test_a_memory_that_gives_the_asked_name_is_told_apart() -> None:
+    who = subjects.of("Who is my manager?", NOW, question=True)
+    assert who.asks_name and not subjects.of("What does my manager like?", NOW, question=True).asks_name
+    assert subjects.same(who, "My manager is Laura.") == subjects.Match.NAMES
+    assert subjects.same(who, "My manager prefers email.") == subjects.Match.SAME  # about them, no name
+    assert subjects.same(who, "My sister is Anna.") == subjects.Match.OTHER
+    zh = subjects.aliases(subjects.of("我现在的上司是谁？", NOW, question=True), ["新领导叫何静。"], NOW)
+    assert zh.asks_name and subjects.same(zh, "新领导叫何静，做市场出身。") == subjects.Match.NAMES
+    assert subjects.same(zh, "何静明天出差。") == subjects.Match.SAME
+    assert not subjects.of("我女儿和谁一起上学？", NOW, question=True).asks_name  # who she goes with, not who she is
