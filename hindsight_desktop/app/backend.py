@@ -308,7 +308,7 @@ class Backend(QObject):
 
     def _seen(self, latest: int | None) -> None:
         self._checking = False
-        if latest is None:
+        if latest is None or self.engine is None:  # closed while the check ran: nothing to refresh now
             return
         if self._last_event is not None and latest != self._last_event:
             self.changed_elsewhere.emit()

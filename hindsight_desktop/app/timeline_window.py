@@ -310,6 +310,8 @@ class TimelineWindow(QMainWindow):
         self._rows_inserted(QModelIndex(), 0, self.timeline.rowCount() - 1)
 
     def refresh_clients(self) -> None:
+        if self.backend.engine is None:  # closed for a moment (a model switch, a new key): `ready` refreshes it
+            return
         self.backend.call(lambda e: list(e.stats()["by_client"]), name="clients", on_done=self.filter_bar.set_clients)
 
     # ---- what is shown -------------------------------------------------------------------------

@@ -157,3 +157,19 @@ def test_after_a_forget_the_next_row_stays_selected(qtbot, shell):
     task = window.forget_selected()
     qtbot.waitUntil(lambda: task.is_finished and not window.timeline.index_of(last).isValid())
     assert window.selected_ids() == [ids[-2]]
+
+
+def test_a_change_seen_while_the_memory_is_closed_waits_for_it_to_open(qtbot, shell):
+    """A change check that finishes after the memory closed (a key change, a model switch) refreshes
+    nothing then (it raised "memory is still opening" in the Qt loop); the reopening refreshes the views."""
+    seed(shell.backend.engine)
+    window = _timeline(qtbot, shell)
+    clients = window.filter_bar.client
+    clients.clear()
+    assert shell.backend.close_memory() is None
+    shell.backend._last_event = -1
+    shell.backend._seen(10**9)  # the check's answer arrives now
+    window._changed_elsewhere()  # and a refresh asked for meanwhile
+    shell.backend.retry_open()
+    qtbot.waitUntil(lambda: shell.backend.is_ready, timeout=30_000)
+    qtbot.waitUntil(lambda: clients.count() > 1, timeout=10_000)  # refreshed once open again
