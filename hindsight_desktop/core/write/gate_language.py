@@ -225,6 +225,9 @@ CHANGE = _rx(
     r"|place|home|flat|apartment|school|team|boss|manager|dentist|plan|schedule))\b"
     r"|不再|已经不|不(?:想|去|在|用|吃|学|做|开|住|喝|玩|买|干|上|找|坐)[^,.!?;。]{0,8}了"
     r"|(?:改|换|转|调|挪|搬|迁)(?:成|为|到|去|学|用|喂|了|进|在)|从.{0,10}(?:开始|起)|以后(?:都|就|改|换)"
+    # 改 before a verb is "switched to doing": 改听, 改坐, 改喝 (not 改天 "another day", 改善, 改革, 改进,
+    # 改正, nor 修改 "edit").
+    r"|(?<!修)改(?![天善革进正])[\u4e00-\u9fff]"
     r"|离职|跳槽|辞职|退休|停了|取消了|卖了|回国了|新(?:的)?(?:地址|号码|工作|车|老师|外教|房子|家|领导|单位|医生)"
 )
 INSTRUCTION = _rx(

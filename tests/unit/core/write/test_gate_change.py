@@ -23,6 +23,15 @@ def test_change_cues_in_both_languages():
     assert not says_changed("周四下午有书法课。")
 
 
+def test_gai_before_a_verb_says_a_switch():
+    # 改 + a verb is "now does that instead", whatever the verb; 改天 (another day), 改善 (improve) and
+    # 修改 (edit) are no switch.
+    assert says_changed("舅舅的降压药吃完了，医生让他改吃另一种。")
+    assert says_changed("地铁太挤，姑姑改骑共享单车上班。")
+    for text in ("改天请你吃饭。", "食堂的伙食要改善一下。", "我在修改项目计划书。"):
+        assert not says_changed(text), text
+
+
 def test_the_gate_keeps_a_change_it_would_otherwise_drop():
     rules = WriteScorer()
     for text in ("周四的书法课不上了，从下周起改成围棋。", "Swapped the gym membership for a climbing pass instead"):
