@@ -1,7 +1,7 @@
 """Where a search's time goes beyond its embedding, stage by stage, at 10k and 100k memories.
 
     python bench/recall_stages.py [--sizes 10000,100000] [--samples 60] [--store DIR] [--client claude]
-                                  [--direct] [--json]
+                                  [--direct] [--after-write] [--json]
 
 Each store is filled as bench/maintenance.py fills one (its `fill`: a pool of real sentences embedded once,
 each memory one of them with noise on its vector, written through the engine's lossless import), so filling
@@ -15,6 +15,10 @@ stages it calls), so the bench runs on any version of core/recall that still has
 lacks prints as "-". "recall, the rest" is recall's own time outside every wrapped stage (fusion, scoring,
 calibration). Medians over the samples, per stage, and of the whole search (engine.search, embedding
 cached) beside the sum of the stage medians.
+
+`--after-write` writes one memory before every search (on a copy of each store): the viewer's statistics
+and the keyword postings are kept only until the keyword index changes, so this shows what a store that
+changes between searches pays.
 
 A fresh process per size then opens the store and times its first search against its warm ones: the first
 one fills the vector cache.
@@ -163,8 +167,20 @@ def filled(store: Path, size: int, direct: bool = False) -> tuple[Path, Path]:
     return data, models
 
 
-def measure(data: Path, models: Path, samples: int, asker: str) -> dict[str, Any]:
+def measure(data: Path, models: Path, samples: int, asker: str, after_write: bool = False) -> dict[str, Any]:
+    """Stage medians over `samples` searches; with `after_write`, each search right after a write of one
+    memory (on a copy of the store): what is kept until the keyword index changes is then read again."""
     from hindsight_desktop.core import render
+
+    if after_write:
+        import atexit
+        import shutil
+        import tempfile
+
+        copy = Path(tempfile.mkdtemp(prefix="hindsight-stages-write-")) / "data"
+        atexit.register(shutil.rmtree, copy.parent, True)
+        shutil.copytree(data, copy)
+        data = copy
 
     client = None if asker == PERSON else asker
     timer = Timer()
@@ -178,6 +194,11 @@ def measure(data: Path, models: Path, samples: int, asker: str) -> dict[str, Any
         totals, per_stage = [], defaultdict(list)
         for i in range(samples):
             text = asked[i % len(asked)]
+            if after_write:
+                engine.write(
+                    f"Probe note {i}: the spare key is under flowerpot {i}", client=client or "claude", explicit=True
+                )
+                timer.take()  # the write's own calls are not the search's
             started = time.perf_counter()
             result = engine.search(text, limit=10, client=client)
             render.search_text(result.query, result.hits)
@@ -258,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         "--direct", action="store_true", help="fill new stores through the storage layer (for 1M), not the import"
     )
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh process's first search")
+    parser.add_argument(
+        "--after-write", action="store_true", help="each search right after a write (on a copy of each store)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
@@ -269,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             # Each size in its own process, so one size's cache and arrays do not weigh on the next.
             out = subprocess.run(
-                [sys.executable, __file__, "--one", str(data), str(models), str(args.samples), args.client],
+                [sys.executable, __file__, "--one", str(data), str(models), str(args.samples), args.client]
+                + (["--after-write"] if args.after_write else []),
                 check=True,
                 capture_output=True,
                 text=True,
@@ -304,7 +329,9 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
-        found = measure(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        found = measure(
+            Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "--after-write" in sys.argv
+        )
         print(json.dumps(found))
         sys.exit(0)
     sys.exit(main())
