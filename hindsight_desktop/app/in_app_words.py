@@ -29,7 +29,7 @@ PLACES: tuple[tuple[str, str], ...] = (
     ("maintenance", "“Run maintenance now” in the tray menu"),
     ("export", "“Export…” in the timeline window"),
     ("import", "“Import…” in the timeline window"),
-    ("restore", "“Restore” in the timeline window (filter: archived)"),
+    ("restore", "“Restore” in the timeline window (status filter: Archived)"),
     ("search", "the timeline window's search"),
     ("why", "the timeline window's search (the why panel)"),
     ("doctor", "Settings → General → “Diagnose…”"),
