@@ -354,30 +354,44 @@ def rowids_of(db: apsw.Connection, ids: Iterable[str]) -> set[int]:
 def hidden_from(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]:
     """Those of `rowids` that are other clients' private memories. Read from the index of private memories
     (a small part of the file): looking each row up read pages from all over the memories table."""
+    if not rowids:
+        return set()
+    owners = [
+        str(name)
+        for (name,) in db.execute(
+            f"{_PRIVATE_OWNERS} SELECT name FROM owner WHERE name IS NOT NULL AND name != ?", (viewer,)
+        )
+    ]
+    if not owners:
+        return set()
+    named = owners if len(owners) <= SEEK_OWNERS else None
     hidden: set[int] = set()
     for chunk in values.chunks(rowids):
-        hidden.update(int(r) for (r,) in db.execute(hidden_sql(len(chunk)), (viewer, *chunk)))
+        args = (*named, *chunk) if named is not None else (viewer, *chunk)
+        hidden.update(int(r) for (r,) in db.execute(hidden_sql(len(chunk), named), args))
     return hidden
 
 
-def hidden_sql(count: int) -> str:
-    """hidden_from's query for `count` rowids (parameters: the viewer, then the rowids)."""
+def hidden_sql(count: int, owners: list[str] | None) -> str:
+    """hidden_from's query for `count` rowids among the private memories of `owners` (parameters: the
+    owners, then the rowids), or with None of every client but the viewer (the viewer, then the rowids)."""
+    whose = f"client IN ({','.join('?' * len(owners))})" if owners is not None else "client != ?"
     return (
-        f"{_PRIVATE_OWNERS} SELECT rowid FROM memories INDEXED BY memories_private WHERE scope = 'private' "
-        "AND client IN (SELECT name FROM owner WHERE name IS NOT NULL AND name != ?) "
+        f"SELECT rowid FROM memories INDEXED BY memories_private WHERE scope = 'private' AND {whose} "
         f"AND rowid IN ({','.join('?' * count)})"
     )
 
 
-# The clients that keep private memories, one index seek each (a skip-scan of memories_private): with them
-# named, each asked rowid is one seek of (client, rowid) per client. `client != ?` alone walked every other
-# client's private entries on every call (100k of them in a store of 1M).
+# The clients that keep private memories, one index seek each (a skip-scan of memories_private). With them
+# named, each asked rowid is one seek of (client, rowid) per client; `client != ?` walks every other
+# client's private entries instead (100k of them in a store of 1M), cheaper only with many such clients.
 _PRIVATE_OWNERS = (
     "WITH RECURSIVE owner(name) AS ("
     "SELECT min(client) FROM memories INDEXED BY memories_private WHERE scope = 'private' "
     "UNION ALL SELECT (SELECT min(client) FROM memories INDEXED BY memories_private "
     "WHERE scope = 'private' AND client > name) FROM owner WHERE name IS NOT NULL)"
 )
+SEEK_OWNERS = 16  # other clients with private memories up to which hidden_from seeks rather than walks
 
 
 def among(

@@ -42,6 +42,18 @@ def test_hidden_from_is_every_other_clients_private_memory_and_nothing_else(engi
 def test_hidden_from_seeks_each_rowid_rather_than_walking_the_private_index(engine) -> None:
     _write_all(engine)
     with engine.store.read() as db:
-        rows = db.execute(f"EXPLAIN QUERY PLAN {memories.hidden_sql(3)}", ("alpha", 1, 2, 3))
+        rows = db.execute(
+            f"EXPLAIN QUERY PLAN {memories.hidden_sql(3, ['beta', 'cursor'])}", ("beta", "cursor", 1, 2, 3)
+        )
         plan = " | ".join(str(row[3]) for row in rows)
         assert "(client=? AND rowid=?)" in plan
+
+
+def test_with_many_clients_keeping_private_memories_hidden_from_walks_and_finds_the_same(engine, monkeypatch) -> None:
+    written = _write_all(engine)
+    with engine.store.read() as db:
+        rowids = sorted(int(r) for (r,) in db.execute("SELECT rowid FROM memories"))
+        seeking = {viewer: memories.hidden_from(db, rowids, viewer) for viewer in CLIENTS}
+        monkeypatch.setattr(memories, "SEEK_OWNERS", 1)  # three other owners: more than it seeks for
+        assert {viewer: memories.hidden_from(db, rowids, viewer) for viewer in CLIENTS} == seeking
+        assert all(len(hidden) == len(CLIENTS) - 1 for hidden in seeking.values()) and len(written) == 8
