@@ -279,7 +279,6 @@ EDIT_WORDS = {
     "summary": "changed the summary",
     "type": "changed the type",
     "importance": "changed how much it matters",
-    "pinned": "pinned or unpinned it",
     "scope": "changed who sees it",
     "occurred_at": "changed when it happened",
 }
@@ -287,5 +286,12 @@ EDIT_WORDS = {
 
 def edit_words(detail: dict[str, Any]) -> str:
     """An edit event's changes as plain words: "changed who sees it, changed when it happened"."""
-    fields = [name for name in detail if name != "previous_content"]
-    return ", ".join(EDIT_WORDS.get(name, f"changed {name.replace('_', ' ')}") for name in fields)
+    words = []
+    for name, value in detail.items():
+        if name == "previous_content":
+            continue
+        if name == "pinned":  # the detail holds the new value, so say which way it went
+            words.append("pinned it" if value else "unpinned it")
+        else:
+            words.append(EDIT_WORDS.get(name, f"changed {name.replace('_', ' ')}"))
+    return ", ".join(words)

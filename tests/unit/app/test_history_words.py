@@ -25,6 +25,7 @@ def test_an_edit_of_scope_and_date_reads_as_words():
 def test_every_editable_field_has_words_and_the_old_text_is_not_listed():
     detail = {"content": "new", "previous_content": "old", "importance": 0.9, "pinned": True, "type": "fact"}
     assert edit_words(detail) == (
-        "changed the text, changed how much it matters, pinned or unpinned it, changed the type"
+        "changed the text, changed how much it matters, pinned it, changed the type"
     )
+    assert edit_words({"pinned": 0}) == "unpinned it"
     assert edit_words({"future_field": 1}) == "changed future field"
