@@ -42,20 +42,24 @@ def read(db: apsw.Connection, table: str, phrase: str) -> Posting | None:
     if table not in TABLES:
         raise ValueError(f"{table} is not a keyword index")
     # One row back, built in C: a common term holds tens of thousands of rows, too many to step through here.
+    # One row per occurrence, as the instance table gives them: grouping them per row in SQL (a temporary
+    # B-tree for the GROUP BY and one per ordered group_concat) cost three times the read itself
+    # (bench/NOTES.md), so the rows and their counts are found in numpy. CROSS JOIN keeps the instance
+    # table outside, the row lengths looked up per occurrence.
     row = db.execute(
-        "SELECT group_concat(doc, ',' ORDER BY doc), group_concat(n, ',' ORDER BY doc), "
-        "group_concat(hex(sz), '' ORDER BY doc), count(*) FROM ("
-        f"SELECT i.doc AS doc, count(*) AS n, d.sz AS sz FROM temp.{table}_instances AS i "
-        f"JOIN {table}_docsize AS d ON d.id = i.doc WHERE i.term = ? GROUP BY i.doc)",
+        "SELECT group_concat(i.doc, ','), group_concat(hex(d.sz), ''), count(*) "
+        f"FROM temp.{table}_instances AS i CROSS JOIN {table}_docsize AS d ON d.id = i.doc WHERE i.term = ?",
         (token,),
     ).fetchone()
-    if row is None or not row[3]:
+    if row is None or not row[2]:
         empty = np.zeros(0)
         return Posting(np.zeros(0, dtype=np.int64), empty, empty)
-    docs, counts, sizes, total = row
-    assert isinstance(docs, str) and isinstance(counts, str) and isinstance(sizes, str) and isinstance(total, int)
-    rowids = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
-    return Posting(rowids, np.array(json.loads(f"[{counts}]"), dtype=np.float64), varints(bytes.fromhex(sizes), total))
+    docs, sizes, total = row
+    assert isinstance(docs, str) and isinstance(sizes, str) and isinstance(total, int)
+    occurrences = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
+    rowids, first, counts = np.unique(occurrences, return_index=True, return_counts=True)
+    lengths = varints(bytes.fromhex(sizes), total)[first]
+    return Posting(rowids, counts.astype(np.float64), lengths)
 
 
 def varints(data: bytes, count: int) -> np.ndarray:

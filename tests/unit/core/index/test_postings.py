@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 from support.store import insert_indexed
 
@@ -111,6 +112,33 @@ def test_a_phrase_of_several_tokens_has_no_posting(store):
         one = postings.read(db, "fts_words", keyword.quote("Running"))  # porter: "run", as FTS5 stems it
         assert one is not None and len(one) > 0
         assert set(one.rowids.tolist()) == set(keyword.matching(db, keyword.quote("runs")))
+
+
+def test_each_posting_is_every_row_of_its_token_with_its_count_and_length(store):
+    """Against FTS5's tables read row by row: each word of the memories, repeats in one row counted."""
+    texts = ENGLISH + CHINESE + ["Lisbon coffee again, 杭州的老师 Priya note"]
+    words = sorted({t for text in texts for t in keyword.query_terms(text)})
+    with store.read() as db:
+        lengths = {
+            int(i): postings._first_varint(bytes(sz)) for i, sz in db.execute("SELECT id, sz FROM fts_words_docsize")
+        }
+        repeated = 0
+        for word in words:
+            token = postings._one_token(db, "fts_words", word)
+            found = postings.read(db, "fts_words", keyword.quote(word))
+            if token is None:
+                assert found is None, word
+                continue
+            counts: dict[int, int] = {}
+            for (doc,) in db.execute("SELECT doc FROM temp.fts_words_instances WHERE term = ?", (token,)):
+                counts[int(doc)] = counts.get(int(doc), 0) + 1
+            expected = sorted(counts)
+            assert found is not None and len(expected) > 0, word
+            assert found.rowids.dtype == np.int64 and found.rowids.tolist() == expected, word
+            assert found.counts.tolist() == [float(counts[r]) for r in expected], word
+            assert found.lengths.tolist() == [float(lengths[r]) for r in expected], word
+            repeated += any(n > 1 for n in counts.values())
+        assert len(words) > 20 and repeated  # some word occurs more than once in a row ("coffee coffee")
 
 
 def test_row_lengths_decode_as_sqlite_writes_them():
