@@ -1,0 +1,35 @@
+"""relations_in skips a language's word-by-word pass when no relation word of it is anywhere in the
+text: what it finds must be what that pass finds, whatever the case, apostrophe or script."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_desktop.core.recall import subjects
+
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("My WIFE's car is blue.", {"wife"}),
+        ("Dinner at my Sister\u2019s place", {"sister"}),
+        ("FIANCÉE and Co-Worker came too", {"partner", "colleague"}),
+        ("Mum and Dad, then my boss", {"mother", "father", "manager"}),
+        ("The midwife and the wifely duties", set()),  # inside a longer word: no relation
+        ("a sonnet by the sonata", set()),
+        ("Nothing about anyone here.", set()),
+        ("", set()),
+        ("我外甥女和表哥都来了", {"niece", "cousin"}),
+        ("我妈妈说 my daughter 要来", {"mother", "daughter"}),
+        ("杭州的西湖很美", set()),
+    ],
+)
+def test_relations_found_in_either_language(text, keys):
+    assert subjects.relations_in(text) == keys
+
+
+def test_possessive_endings_with_either_apostrophe():
+    assert subjects._possessive("wife's") == "wife"
+    assert subjects._possessive("wife\u2019s") == "wife"
+    assert subjects._possessive("sisters'") == "sisters"
+    assert subjects._possessive("sisters") == "sisters"  # no apostrophe: the word as it is
