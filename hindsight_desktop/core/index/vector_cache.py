@@ -209,7 +209,11 @@ class VectorCache:
     def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of those rowids that have one, as rows of one array (one decode, not one per row)."""
         with self._lock:
-            found = [(r, i) for r in rowids if (i := self._row(r)) >= 0]
-            index = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
+            asked = np.fromiter(rowids, dtype=np.int64, count=len(rowids))
+            inside = (asked >= 0) & (asked < len(self._row_of))
+            at = np.full(len(asked), -1, dtype=np.int64)
+            at[inside] = self._row_of[asked[inside]]
+            kept = at >= 0
+            index = at[kept]
             rows = self._codes[index].astype(np.float32) * self._scale[index, None]
-            return [r for r, _ in found], rows
+            return asked[kept].tolist(), rows

@@ -257,3 +257,25 @@ def test_a_fresh_cache_holds_every_blocks_codes_full_or_not_and_grows_past_them(
     with store.read() as db:
         assert index.nearest(db, data[n], 1)[0][0] == late
     store.close()
+
+
+def test_matrix_keeps_the_asked_order_and_skips_rowids_without_a_vector(tmp_path):
+    """Asked out of order, with repeats, a removed vector, rowids never given one (in a gap, past the
+    highest, negative): the rows that have a vector, in the order asked, each its own codes."""
+    store = Store(tmp_path / "m.sqlite3")
+    dim = 16
+    data = _clustered(40, dim, seed=9)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for rowid in [*range(1, 21), *range(30, 40)]:  # 21..29: a gap
+            index.add(db, rowid, data[rowid])
+        index.delete(db, 7)
+    with store.read() as db:
+        asked = [33, 5, 7, 25, 5, -3, 10_000, 1, 39, 0]
+        found, matrix = index.matrix(db, asked)
+        assert found == [33, 5, 5, 1, 39]
+        codes, scale = vector_codes.int8_codes(np.stack([data[r] for r in found]))
+        assert np.array_equal(matrix, codes.astype(np.float32) * scale[:, None])
+        empty_found, empty = index.matrix(db, [])
+        assert empty_found == [] and empty.shape == (0, dim)
+    store.close()
