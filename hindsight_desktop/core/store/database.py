@@ -26,6 +26,10 @@ from hindsight_desktop.core.store.readers import MAX_READERS, ReaderPool
 from hindsight_desktop.core.store.schema import MIGRATIONS  # also read by diagnose and tests
 
 BUSY_TIMEOUT_MS = 30_000
+# Pages a read connection keeps decrypted (KiB; SQLite's default is 2 MiB). A search reads a few hundred
+# scattered rows, postings and index pages; each page that is not kept is read and decrypted again.
+# The pages only fill as they are read, at most this much per open reader (bench/NOTES.md).
+READER_CACHE_KIB = 32 * 1024
 CHECKPOINT_WAIT_MS = 200  # per checkpoint try (see Store.checkpoint)
 
 
@@ -86,7 +90,7 @@ class Store:
         db = self._connect()
         # A write through a reader would upgrade a stale snapshot and fail with BUSY beside our own
         # writer; refused outright, it is a clear error. (WAL mode is a property of the file.)
-        for name, value in (("foreign_keys", "ON"), ("query_only", "ON")):
+        for name, value in (("foreign_keys", "ON"), ("query_only", "ON"), ("cache_size", str(-READER_CACHE_KIB))):
             db.execute(f"PRAGMA {name}={value}").fetchall()
         return db
 
