@@ -130,10 +130,13 @@ class Statistics:
         every = np.concatenate([p.rowids for p in kept])
         if not len(every):
             return []
-        order = np.argsort(every, kind="stable")
-        ordered = every[order]
-        first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
-        rowids, lengths = ordered[first], np.concatenate([p.lengths for p in kept])[order][first]
+        if len(kept) == 1:  # already ascending and distinct
+            rowids, lengths = kept[0].rowids, kept[0].lengths
+        else:
+            order = np.argsort(every, kind="stable")
+            ordered = every[order]
+            first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+            rowids, lengths = ordered[first], np.concatenate([p.lengths for p in kept])[order][first]
         avgdl = self.tokens / self.rows
         norm = K1 * (1 - B + B * lengths / avgdl)
         score = np.zeros(len(rowids))
@@ -142,8 +145,17 @@ class Statistics:
             freq[np.searchsorted(rowids, posting.rowids)] = posting.counts
             score += self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm))
         negative = -1.0 * score
-        order = np.lexsort((rowids, negative))[:k]
+        order = _first_k(negative, rowids, k)
         return [(int(r), -float(s)) for r, s in zip(rowids[order].tolist(), negative[order].tolist(), strict=True)]
+
+
+def _first_k(negative: np.ndarray, rowids: np.ndarray, k: int) -> np.ndarray:
+    """The first k places of the order by (negative, rowid): only the rows that can be among them (at or
+    under the k-th lowest value, ties included) are sorted."""
+    if len(negative) > k > 0:
+        within = np.flatnonzero(negative <= np.partition(negative, k - 1)[k - 1])
+        return within[np.lexsort((rowids[within], negative[within]))][:k]
+    return np.lexsort((rowids, negative))[:k]
 
 
 # Checked row by row against the hidden list (read once); an IN would be handed to FTS5, which then

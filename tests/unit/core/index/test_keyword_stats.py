@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 from support.store import insert_indexed
 
 from hindsight_desktop.core.index import keyword, keyword_stats
@@ -87,3 +88,16 @@ def test_phrase_counts_are_kept_with_the_view_and_go_with_it(tmp_path):
     with store.read() as db:
         assert keyword_stats.view(db, "me").words.documents(db, keyword.quote("ramen")) == 2
     store.close()
+
+
+def test_the_first_k_are_the_full_sorts_first_k_ties_included():
+    """keyword_stats._first_k sorts only the rows that can place: the same rows as sorting all by
+    (score, rowid), with many rows tied at the cut (scores from few distinct values)."""
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 5, 300, 5000):
+        rowids = np.sort(rng.choice(10 * n + 10, size=n, replace=False)).astype(np.int64)
+        for values in (rng.normal(size=n), rng.integers(0, 4, size=n).astype(np.float64)):
+            negative = -1.0 * values
+            for k in (0, 1, 3, 10, 100, n, n + 7):
+                expected = np.lexsort((rowids, negative))[:k]
+                assert keyword_stats._first_k(negative, rowids, k).tolist() == expected.tolist()
