@@ -44,7 +44,7 @@ class VectorCache:
         self._layout = 0  # moves whenever a row is added, removed or moved
         # The last visibility mask over the rows: a viewer's hidden rowids (the same array while its keyword
         # statistics stand, keyword_stats.view) and the layout it was computed on.
-        self._shown: tuple[np.ndarray, int, np.ndarray] | None = None
+        self._shown: tuple[np.ndarray, int, np.ndarray, np.ndarray] | None = None
         self._xor = np.empty(0, dtype=np.uint64)  # scratch for the Hamming pass
         self._ones = np.empty(0, dtype=np.uint8)
 
@@ -161,16 +161,17 @@ class VectorCache:
             n = self._size
             if n == 0 or k <= 0:
                 return []
-            shown = self._shown_rows(hidden)
-            visible = n if shown is None else int(np.count_nonzero(shown))
+            kept = self._shown_rows(hidden)
+            shown, unseen = (None, None) if kept is None else kept
+            visible = n if unseen is None else n - len(unseen)
             if visible == 0:
                 return []
             if visible <= EXACT_BELOW:
                 candidates = np.arange(n) if shown is None else np.flatnonzero(shown)
             else:
                 distance = self._hamming(vector_codes.sign_bits(query[None, :], self.words)[0], n)
-                if shown is not None:
-                    distance[~shown] = self.words * 64 + 1  # past every real distance: never a candidate
+                if unseen is not None:
+                    distance[unseen] = self.words * 64 + 1  # past every real distance: never a candidate
                 keep = min(visible, max(MIN_RESCORE, k * RESCORE_FACTOR))
                 # Distances are small integers: the cut-off comes from a histogram, cheaper than a partial
                 # sort of 100k values; rows tied at the cut-off all go on to rescoring.
@@ -182,16 +183,17 @@ class VectorCache:
             order = order[np.argsort(-sims[order])]
             return [(int(self._rowids[candidates[j]]), float(sims[j])) for j in order]
 
-    def _shown_rows(self, hidden: np.ndarray | None) -> np.ndarray | None:
-        """Which rows the viewer may see (None: all), reused while the hidden list and the rows stand."""
+    def _shown_rows(self, hidden: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """Which rows the viewer may see, as a mask and as the positions of the others (None: all), reused
+        while the hidden list and the rows stand."""
         if hidden is None or not len(hidden):
             return None
         kept = self._shown
         if kept is not None and kept[0] is hidden and kept[1] == self._layout:
-            return kept[2]
+            return kept[2], kept[3]
         shown = ~np.isin(self._rowids[: self._size], hidden)
-        self._shown = (hidden, self._layout, shown)
-        return shown
+        self._shown = (hidden, self._layout, shown, np.flatnonzero(~shown))
+        return shown, self._shown[3]
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
         """Bits that differ from the query, per row: one word at a time into reused buffers (fresh
