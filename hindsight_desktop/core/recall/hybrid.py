@@ -314,6 +314,7 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
     out: dict[int, Candidate] = {}
     rows = memories.among(db, CANDIDATE_COLUMNS, list(rowids), " AND ".join(clauses), args)
     for rowid, mid, importance, pinned, status, successor, occurred_at, access_count, head in rows:
+        head = head or ""
         out[rowid] = Candidate(
             rowid=rowid,
             id=mid,
@@ -323,9 +324,10 @@ def _load(db: apsw.Connection, rowids: set[int], q: Query) -> dict[int, Candidat
             superseded_by=successor,
             occurred_at=from_db(occurred_at),
             access_count=int(access_count),
-            lang=dominant_language(head or ""),
-            head=head or "",
-            says_something=_says_something(head or ""),
+            # Without a Han character dominant_language counts nothing: English (most candidates).
+            lang=dominant_language(head) if _HAN_CHAR.search(head) else "en",
+            head=head,
+            says_something=_says_something(head),
         )
     return out
 
