@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -43,3 +44,22 @@ def test_rank_signal_halves_at_rank_half():
 def test_a_bad_weights_file_is_refused(data, message):
     with pytest.raises(InvalidInput, match=message):
         fusion.parse(data, "w.json")
+
+
+def test_confidence_is_the_same_whatever_the_fusion(engine):
+    """The fusion only orders results: each memory's confidence (and so the 0.5 at the evidence floor)
+    is read from evidence of a known scale, never from the fused relevance, so a refit cannot move it."""
+    for text in (
+        "Caroline went to the LGBTQ support group on 7 May.",
+        "Melanie painted a sunrise over the lake last year.",
+        "My flight to Lisbon is TP1351 on Friday.",
+        "I moved to Bristol in March for the new job.",
+    ):
+        engine.write(text, explicit=True, gate=False)
+    fitted = dataclasses.replace(engine.recall_weights, fusion=fusion.Fusion({"vector_rank": 1.0, "recency": 0.5}))
+    for question in ("When did Caroline go to the support group?", "What is my flight number?", "Where do I live?"):
+        by_fusion = []
+        for weights in (dataclasses.replace(engine.recall_weights, fusion=fusion.HAND_SET), fitted):
+            engine.recall_weights = weights
+            by_fusion.append({h.memory.id: h.confidence for h in engine.search(question, log=False).hits})
+        assert by_fusion[0] and by_fusion[0] == by_fusion[1]
