@@ -29,7 +29,7 @@ BUSY_TIMEOUT_MS = 30_000
 # Pages a read connection keeps decrypted (KiB; SQLite's default is 2 MiB). A search reads a few hundred
 # scattered rows, postings and index pages; each page that is not kept is read and decrypted again.
 # The pages only fill as they are read, at most this much per open reader (bench/NOTES.md).
-READER_CACHE_KIB = 32 * 1024
+READER_CACHE_KIB = 8 * 1024
 CHECKPOINT_WAIT_MS = 200  # per checkpoint try (see Store.checkpoint)
 
 
