@@ -483,16 +483,22 @@ def test_install_sh_installs_and_uninstalls_for_one_user(tmp_path):
     assert run("--bogus").returncode == 2
 
 
-def test_the_model_is_converted_once_per_computer(tmp_path, monkeypatch, not_frozen):
-    conversions: list[Path] = []
+@pytest.fixture
+def conversions(tmp_path, monkeypatch) -> list[Path]:
+    """Where the default model was converted to, by a stand-in conversion that writes a known file."""
+    done: list[Path] = []
 
     def converted(weights_path, target):
-        conversions.append(target)
+        done.append(target)
         target.write_bytes(b"GGUF converted once")
         tokenizer_file(target).write_bytes(b"the vocabulary")
 
     monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
     monkeypatch.setattr(default_model, "convert_e5", converted)
+    return done
+
+
+def test_the_model_is_converted_once_per_computer(tmp_path, conversions, not_frozen):
     first = ensure_default_model(tmp_path / "one" / "models")
     second = ensure_default_model(tmp_path / "two" / "models")
     assert conversions == [default_model.machine_model_dir() / DEFAULT_MODEL_FILE]
@@ -503,19 +509,10 @@ def test_the_model_is_converted_once_per_computer(tmp_path, monkeypatch, not_fro
     assert len(conversions) == 2
 
 
-def test_a_data_folder_moved_to_another_computer_starts_there(tmp_path, monkeypatch, not_frozen):
+def test_a_data_folder_moved_to_another_computer_starts_there(tmp_path, monkeypatch, conversions, not_frozen):
     """A data folder refers to this computer's cached copy (a hard link where the file system allows);
     copied to another computer its model comes along as a plain file and is used while its checksum holds;
     a copy without its models folder converts once there, into that computer's cache."""
-    conversions: list[Path] = []
-
-    def converted(weights_path, target):
-        conversions.append(target)
-        target.write_bytes(b"GGUF converted once")
-        tokenizer_file(target).write_bytes(b"the vocabulary")
-
-    monkeypatch.setattr(default_model, "packaged_e5_file", lambda: tmp_path / "e5-small-q4.bin")
-    monkeypatch.setattr(default_model, "convert_e5", converted)
     here = ensure_default_model(tmp_path / "data" / "models")
     cached = default_model.machine_model_dir() / DEFAULT_MODEL_FILE
     assert conversions == [cached]

@@ -4,6 +4,7 @@ a search whose only match is archived claim nothing; the answers stay sure."""
 from __future__ import annotations
 
 import pytest
+from support.confidence import confidences as _sure
 
 from hindsight_desktop.core.engine import HIT_CONFIDENCE
 
@@ -29,10 +30,6 @@ MEMORIES = [
 def store(engine):
     ids = {text: engine.write(text, explicit=True, gate=False).id for text in MEMORIES}
     return engine, ids
-
-
-def _sure(engine, question: str, **kw) -> dict[str, float]:
-    return {h.memory.content: h.confidence for h in engine.search(question, log=False, **kw).hits}
 
 
 def _nothing_relevant(found: dict[str, float]) -> bool:

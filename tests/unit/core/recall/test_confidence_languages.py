@@ -5,6 +5,7 @@ other, and an off-topic question still finds nothing relevant."""
 from __future__ import annotations
 
 import pytest
+from support.confidence import confidences as _sure
 
 from hindsight_desktop.core.engine import HIT_CONFIDENCE
 from hindsight_desktop.core.recall import confidence as sure
@@ -26,10 +27,6 @@ def engine_with_family(engine):
     for text in MEMORIES:
         engine.write(text, explicit=True, gate=False)
     return engine
-
-
-def _sure(engine, question: str) -> dict[str, float]:
-    return {h.memory.content: h.confidence for h in engine.search(question, log=False).hits}
 
 
 @pytest.mark.parametrize(

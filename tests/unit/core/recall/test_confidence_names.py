@@ -4,6 +4,7 @@ is my manager?" is answered by "My boss is Dana..." though they share no word, i
 from __future__ import annotations
 
 import pytest
+from support.confidence import confidences as _sure
 
 from hindsight_desktop.core.engine import HIT_CONFIDENCE
 
@@ -16,10 +17,6 @@ def engine_with_boss(engine):
     for text in MEMORIES:
         engine.write(text, explicit=True, gate=False)
     return engine
-
-
-def _sure(engine, question: str) -> dict[str, float]:
-    return {h.memory.content: h.confidence for h in engine.search(question, log=False).hits}
 
 
 @pytest.mark.parametrize("question", ["我现在的领导是谁？", "Who is my manager?"])
