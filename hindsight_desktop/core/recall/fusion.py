@@ -13,8 +13,10 @@ The fusion only orders results. How sure a result answers the question is `confi
 from __future__ import annotations
 
 import json
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from hindsight_desktop.core.errors import InvalidInput
@@ -48,6 +50,19 @@ class Fusion:
 
     def score(self, values: dict[str, float]) -> float:
         return sum(w * values.get(name, 0.0) for name, w in self.weights.items())
+
+    def score_row(self, row: Sequence[float]) -> float:
+        """`score` for values given in FEATURES' order: the same products summed in the same order, to the
+        last bit, without a dict per candidate (recall scores a few hundred a search)."""
+        weights, index = self._row_index
+        padded = (*row, 0.0)
+        return sum(map(operator.mul, weights, [padded[i] for i in index]))
+
+    @cached_property
+    def _row_index(self) -> tuple[tuple[float, ...], tuple[int, ...]]:
+        # A weight for a name outside FEATURES reads the 0.0 after the row, as `score` reads a missing value.
+        index = tuple(FEATURES.index(n) if n in FEATURES else len(FEATURES) for n in self.weights)
+        return tuple(self.weights.values()), index
 
 
 HAND_SET = Fusion(

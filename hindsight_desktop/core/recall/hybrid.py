@@ -5,9 +5,8 @@ recency, links, access frequency and importance. Every signal's score is kept fo
 from __future__ import annotations
 
 import math
-import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -439,21 +438,6 @@ def _signal_row(r: Ranked) -> tuple[float, ...]:
     )
 
 
-def _fusion_terms(f: fusion.Fusion) -> Callable[[Ranked], float] | None:
-    """`f.score(_signals(r))` as a function of r: the same products summed in the same order by the same
-    `sum`, without a dict per candidate (recall scores a few hundred a search). A feature the row lacks
-    reads the trailing 0.0, as `Fusion.score` reads a missing value. None for another kind of fusion."""
-    if type(f) is not fusion.Fusion or not f.weights:
-        return None
-    names = list(f.weights)
-    weights = tuple(f.weights[n] for n in names)
-    index = [fusion.FEATURES.index(n) if n in fusion.FEATURES else len(fusion.FEATURES) for n in names]
-    pick = operator.itemgetter(*index)
-    if len(index) == 1:
-        return lambda r: sum(map(operator.mul, weights, (pick((*_signal_row(r), 0.0)),)))
-    return lambda r: sum(map(operator.mul, weights, pick((*_signal_row(r), 0.0))))
-
-
 _LN2 = math.log(2)
 _LOG1P_50 = math.log1p(50)
 
@@ -461,9 +445,8 @@ _LOG1P_50 = math.log1p(50)
 def _score_all(
     cands: Iterable[Candidate], w: RecallWeights, mode: str, now: datetime, half_life_days: float
 ) -> list[Ranked]:
-    """Each candidate scored (`_score`), in order; the fusion's terms are read once for them all."""
+    """Each candidate scored, in order: by one signal in the single-signal modes, else by the fusion."""
     f = w.fusion or fusion.HAND_SET
-    fused = _fusion_terms(f) if mode not in ("vector", "keyword") else None
     out = []
     for c in cands:
         age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
@@ -475,7 +458,7 @@ def _score_all(
         elif mode == "keyword":
             ranked.relevance = c.keyword
         else:
-            ranked.relevance = fused(ranked) if fused is not None else f.score(_signals(ranked))
+            ranked.relevance = f.score_row(_signal_row(ranked))
             if c.status == "superseded":
                 ranked.relevance *= w.superseded_factor
         out.append(ranked)
