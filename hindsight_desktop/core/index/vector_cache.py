@@ -1,16 +1,22 @@
 """An in-process copy of one model's search codes for fast nearest-neighbour search.
 
 sqlite-vec's exact scan is the slowest part of a search in a large store (bench/NOTES.md). This cache
-keeps sign bits (48 bytes a vector) for a coarse Hamming pass and int8 codes with one scale each for
-rescoring the few hundred best candidates: a fraction of the scan's time, in memory that grows with the
-store. Both are written beside each vector at write time (vector_codes.py), so a fresh process reads them
-block by block instead of decoding every float32 vector. The vec0 table stays the source of truth; other
-processes' changes are replayed from the `vector_changes` log before every search.
+keeps sign bits (48 bytes a vector) for a coarse Hamming pass and rescores the few hundred best
+candidates with int8 codes (388 bytes a vector with their scale): a fraction of the scan's time. Both are
+written beside each vector at write time (vector_codes.py). The bits are always held; the codes are
+held too up to `HOLD_CODES_UP_TO` vectors and otherwise read from the file for each search's candidates
+only, so memory stays bounded at a million vectors. With a reader to use, a fresh process loads the bits
+at once and the codes in a background thread: until they arrive, searches read their candidates' codes
+from the file, with the same results. The vec0 table stays the source of truth; other processes'
+changes are replayed from the `vector_changes` log before every search.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
+from collections.abc import Callable
 
 import apsw
 import numpy as np
@@ -21,15 +27,27 @@ from hindsight_desktop.core.store import values
 EXACT_BELOW = 4096  # under this many vectors, score them all exactly
 RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
+HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
+LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
+_LOAD_TRIES = 4  # background loads that met a change before giving up (searches read from the file)
+
+Reader = Callable[[], contextlib.AbstractContextManager[apsw.Connection]]
+log = logging.getLogger(__name__)
 
 
 class VectorCache:
-    def __init__(self, table: str, model_num: int, dim: int) -> None:
+    def __init__(
+        self, table: str, model_num: int, dim: int, reader: Reader | None = None, hold_up_to: int = HOLD_CODES_UP_TO
+    ) -> None:
         self.table = table
         self.model_num = model_num
         self.dim = dim
         self.words = vector_codes.words_of(dim)
+        self.hold_up_to = hold_up_to
+        # A read transaction of its own for the background load of the codes (None: load them at once).
+        self._reader = reader
         self.seq = -1  # last change applied; -1 = not loaded yet
+        self._loads = 0  # bumped by every full load: a background load of an older one is dropped
         # Searches on several threads (each through its own read connection) share this cache: one at a
         # time changes or reads the arrays. Replaying a change twice is harmless (remove, then re-add).
         self._lock = threading.RLock()
@@ -37,6 +55,8 @@ class VectorCache:
         # Sign bits stored word-major (one row per 64-bit word, one column per vector): the Hamming
         # pass then runs over contiguous memory, faster than row by row (bench/NOTES.md).
         self._bits = np.zeros((self.words, 0), dtype=np.uint64)
+        # The int8 codes and scales, row for row, while `held`; else empty and read per search.
+        self.held = False
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)
         self._row_of = np.zeros(0, dtype=np.int32)  # rowid -> its row here, -1 for none (smaller than a dict)
@@ -70,37 +90,94 @@ class VectorCache:
                     if found is not None:
                         self._extend(np.array([rowid], dtype=np.int64), *found)
             self.seq = latest
+            if self.held and self._size > self.hold_up_to:
+                self._let_go_of_codes()
 
     def _log_pruned_since(self, db: apsw.Connection) -> bool:
         row = db.execute("SELECT min(seq) FROM vector_changes").fetchone()
         return row is not None and row[0] is not None and row[0] > self.seq + 1
 
     def _load_all(self, db: apsw.Connection, latest: int) -> None:
-        """Read every vector's codes, a block at a time."""
+        """Read every vector's sign bits, a block at a time, and their codes (now or in the background)."""
         self._size = 0  # first, so fresh arrays copy nothing over (no stale vector survives)
         self._row_of = np.zeros(0, dtype=np.int32)
         self._layout += 1
+        self._loads += 1
+        self._let_go_of_codes()
         self._allocate(vector_codes.count(db, self.model_num) + 1024)
         # rowid -> row sized once for the highest block: grown block by block it was reallocated (fresh
         # pages, each faulted in) a few dozen times on the way to 100k rows.
         self._row_of = np.full(vector_codes.rowid_bound(db, self.model_num), -1, dtype=np.int32)
-        for rowids, bits, codes, scale in vector_codes.blocks(db, self.model_num, self.dim):
-            self._extend(rowids, bits, codes, scale)
+        for rowids, bits in vector_codes.bit_blocks(db, self.model_num, self.dim):
+            self._extend(rowids, bits)
         self.seq = latest
+        if self._size > self.hold_up_to:
+            return
+        if self._reader is None or self._size <= LOAD_NOW_UP_TO:
+            self._hold(*vector_codes.all_codes(db, self.model_num, self.dim))
+        else:
+            loads = self._loads
+            threading.Thread(target=self._load_codes, args=(loads,), name="vector-codes", daemon=True).start()
+
+    def _load_codes(self, loads: int) -> None:
+        """The background load: every code in one read transaction, kept once the rows stand as that
+        transaction saw them (a change it sees and the cache does not is applied first); tried again when
+        the cache has gone past it."""
+        assert self._reader is not None
+        for _ in range(_LOAD_TRIES):
+            try:
+                with self._reader() as db:
+                    seen = values.number(db, "SELECT coalesce(max(seq), 0) FROM vector_changes")
+                    rowids, codes, scale = vector_codes.all_codes(db, self.model_num, self.dim)
+                    with self._lock:
+                        if loads != self._loads or self.held:
+                            return  # reloaded since (a newer load is on its way) or already held
+                        if self.seq < seen:
+                            self.refresh(db)
+                        if loads == self._loads and self.seq == seen:
+                            self._hold(rowids, codes, scale)
+                            return
+            except Exception:  # the store closed or failed: searches go on reading codes from the file
+                log.debug("vector codes: background load stopped", exc_info=True)
+                return
+        log.info("vector codes: the store kept changing; searches read their candidates' codes from the file")
+
+    def _hold(self, rowids: np.ndarray, codes: np.ndarray, scale: np.ndarray) -> None:
+        """Keep the codes of every row (all codes of one snapshot, `rowids` ascending), row for row."""
+        n = self._size
+        at = np.searchsorted(rowids, self._rowids[:n])
+        found = at < len(rowids)
+        found[found] = rowids[at[found]] == self._rowids[:n][found]
+        if not found.all():  # a vector without codes: the file is not as written; stay reading per search
+            log.warning("vector codes: %d vectors have no codes; not holding them", int((~found).sum()))
+            return
+        self._codes = np.zeros((len(self._rowids), self.dim), dtype=np.int8)
+        self._scale = np.zeros(len(self._rowids), dtype=np.float32)
+        self._codes[:n], self._scale[:n] = codes[at], scale[at]
+        self.held = True
+
+    def _let_go_of_codes(self) -> None:
+        self.held = False
+        self._codes = np.zeros((0, self.dim), dtype=np.int8)
+        self._scale = np.zeros(0, dtype=np.float32)
 
     def _allocate(self, capacity: int) -> None:
         """Resize the arrays to `capacity` rows, keeping what is there."""
         keep = self._size
         rowids = np.zeros(capacity, dtype=np.int64)
         bits = np.zeros((self.words, capacity), dtype=np.uint64)
-        codes = np.zeros((capacity, self.dim), dtype=np.int8)
-        scale = np.zeros(capacity, dtype=np.float32)
         rowids[:keep], bits[:, :keep] = self._rowids[:keep], self._bits[:, :keep]
-        codes[:keep], scale[:keep] = self._codes[:keep], self._scale[:keep]
-        self._rowids, self._bits, self._codes, self._scale = rowids, bits, codes, scale
+        self._rowids, self._bits = rowids, bits
+        if self.held:
+            codes = np.zeros((capacity, self.dim), dtype=np.int8)
+            scale = np.zeros(capacity, dtype=np.float32)
+            codes[:keep], scale[:keep] = self._codes[:keep], self._scale[:keep]
+            self._codes, self._scale = codes, scale
 
-    def _extend(self, rowids: np.ndarray, bits: np.ndarray, codes: np.ndarray, scale: np.ndarray) -> None:
-        """Append vectors' codes (one row of `bits` and `codes` per rowid)."""
+    def _extend(
+        self, rowids: np.ndarray, bits: np.ndarray, codes: np.ndarray | None = None, scale: np.ndarray | None = None
+    ) -> None:
+        """Append vectors (one row of `bits`, and of `codes` while they are held, per rowid)."""
         start, count = self._size, len(rowids)
         if count == 0:
             return
@@ -113,8 +190,10 @@ class VectorCache:
             self._row_of = grown
         self._rowids[start : start + count] = rowids
         self._bits[:, start : start + count] = bits.T
-        self._codes[start : start + count] = codes
-        self._scale[start : start + count] = scale
+        if self.held:
+            assert codes is not None and scale is not None
+            self._codes[start : start + count] = codes
+            self._scale[start : start + count] = scale
         self._row_of[rowids] = np.arange(start, start + count, dtype=np.int32)
         self._size += count
         self._layout += 1
@@ -139,10 +218,12 @@ class VectorCache:
             moved = int(self._rowids[last])
             self._rowids[i] = moved
             self._bits[:, i] = self._bits[:, last]
-            self._codes[i] = self._codes[last]
-            self._scale[i] = self._scale[last]
+            if self.held:
+                self._codes[i], self._scale[i] = self._codes[last], self._scale[last]
             self._row_of[moved] = i
-        self._rowids[last], self._bits[:, last], self._codes[last], self._scale[last] = 0, 0, 0, 0
+        self._rowids[last], self._bits[:, last] = 0, 0
+        if self.held:
+            self._codes[last], self._scale[last] = 0, 0
         self._size = last
         self._layout += 1
 
@@ -154,9 +235,12 @@ class VectorCache:
         with self._lock:
             return self._row(rowid) >= 0
 
-    def nearest(self, query: np.ndarray, k: int, hidden: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def nearest(
+        self, db: apsw.Connection, query: np.ndarray, k: int, hidden: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
         """The k nearest rows, best first. Rows whose rowid is in `hidden` (sorted) are left out before
-        anything is counted, so which rows reach exact scoring never depends on rows the asker cannot see."""
+        anything is counted, so which rows reach exact scoring never depends on rows the asker cannot see.
+        `db` (the caller's read transaction) gives the candidates' codes while they are not held."""
         with self._lock:
             n = self._size
             if n == 0 or k <= 0:
@@ -177,7 +261,8 @@ class VectorCache:
                 # sort of 100k values; rows tied at the cut-off all go on to rescoring.
                 cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.words * 64 + 2)), keep))
                 candidates = np.flatnonzero(distance <= cutoff)
-            sims = (self._codes[candidates].astype(np.float32) @ query.astype(np.float32)) * self._scale[candidates]
+            codes, scale = self._codes_at(db, candidates)
+            sims = (codes.astype(np.float32) @ query.astype(np.float32)) * scale
             top = min(k, len(candidates))
             order = np.argpartition(-sims, top - 1)[:top]
             order = order[np.argsort(-sims[order])]
@@ -208,7 +293,17 @@ class VectorCache:
             distance += np.bitwise_count(xor, out=ones)
         return distance
 
-    def matrix(self, rowids: list[int]) -> tuple[list[int], np.ndarray]:
+    def _codes_at(self, db: apsw.Connection, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The int8 codes and scales of those rows (positions here), held or read from the file."""
+        if self.held:
+            return self._codes[rows], self._scale[rows]
+        unique, back = np.unique(self._rowids[rows], return_inverse=True)
+        found, codes, scale = vector_codes.codes_of(db, self.model_num, self.dim, unique)
+        if len(found) != len(unique):  # a vector whose codes went with a change `db` does not see yet
+            codes, scale = _fill_missing(found, codes, scale, unique)
+        return codes[back], scale[back]
+
+    def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of those rowids that have one, as rows of one array (one decode, not one per row)."""
         with self._lock:
             asked = np.fromiter(rowids, dtype=np.int64, count=len(rowids))
@@ -216,6 +311,16 @@ class VectorCache:
             at = np.full(len(asked), -1, dtype=np.int64)
             at[inside] = self._row_of[asked[inside]]
             kept = at >= 0
-            index = at[kept]
-            rows = self._codes[index].astype(np.float32) * self._scale[index, None]
-            return asked[kept].tolist(), rows
+            codes, scale = self._codes_at(db, at[kept])
+            return asked[kept].tolist(), codes.astype(np.float32) * scale[:, None]
+
+
+def _fill_missing(
+    found: np.ndarray, codes: np.ndarray, scale: np.ndarray, wanted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes for every wanted rowid (sorted), zeros (a similarity of 0) for those `found` lacks."""
+    full_codes = np.zeros((len(wanted), codes.shape[1]), dtype=np.int8)
+    full_scale = np.zeros(len(wanted), dtype=np.float32)
+    at = np.searchsorted(wanted, found)
+    full_codes[at], full_scale[at] = codes, scale
+    return full_codes, full_scale

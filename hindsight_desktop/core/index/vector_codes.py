@@ -2,14 +2,16 @@
 
 The vector cache (vector_cache.py) searches sign bits (one bit a dimension) and rescores the best candidates
 with int8 codes (one byte a dimension and a float32 scale a vector). Both are derived from the float32
-vector, so they are written when the vector is, in blocks of `BLOCK` consecutive rowids: a fresh process
-reads a block's codes as two values instead of reading and decoding every float32 vector. The blocks live
-in the memory file (encrypted with it), are derived (never synced: each device writes them with its own
-vectors) and go with the vector: a purge zeroes a memory's slots.
+vector, so they are written when the vector is. The sign bits live in blocks of `BLOCK` consecutive rowids,
+so a fresh process reads every vector's bits as a few values; the int8 codes live in a row per vector, so
+a search can read just its candidates' codes and a large store need not hold them all in memory
+(vector_cache.HOLD_CODES_UP_TO). Both live in the memory file (encrypted with it), are derived (never
+synced: each device writes them with its own vectors) and go with the vector: a purge zeroes a memory's
+slot and deletes its row (the store runs with secure_delete).
 
 Layout: `vector_bits` has one row per (model, block) with a validity bitmap (bit i of byte i // 8, lowest
-first) and the block's sign bits, `words` 64-bit words per slot; `vector_block_codes` (same id) holds
-each slot's int8 codes followed by its float32 scale. A slot is the rowid's offset in its block.
+first) and the block's sign bits, `words` 64-bit words per slot (a slot is the rowid's offset in its
+block); `vector_row_codes` has one row per (model, rowid): the int8 codes followed by the float32 scale.
 """
 
 from __future__ import annotations
@@ -52,18 +54,21 @@ def write(db: apsw.Connection, model_num: int, dim: int, rowid: int, vector: np.
     assert block_id is not None
     slot = rowid % BLOCK
     _put(db, "vector_bits", "bits", block_id, slot * words * 8, sign_bits(matrix, words).tobytes())
-    _put(db, "vector_block_codes", "codes", block_id, slot * (dim + 4), codes.tobytes() + scale.tobytes())
+    db.execute(
+        "INSERT OR REPLACE INTO vector_row_codes (model_num, memory_rowid, codes) VALUES (?, ?, ?)",
+        (model_num, rowid, codes.tobytes() + scale.tobytes()),
+    )
     _set_valid(db, block_id, slot, True)
 
 
 def remove(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> None:
-    """Zero a vector's slot and mark it empty (its codes leave the file's live pages with it)."""
+    """Zero a vector's slot, mark it empty and delete its codes (they leave the file's live pages with it)."""
+    db.execute("DELETE FROM vector_row_codes WHERE model_num = ? AND memory_rowid = ?", (model_num, rowid))
     block_id = _block(db, model_num, rowid // BLOCK, dim, create=False)
     if block_id is None:
         return
     words, slot = words_of(dim), rowid % BLOCK
     _put(db, "vector_bits", "bits", block_id, slot * words * 8, bytes(words * 8))
-    _put(db, "vector_block_codes", "codes", block_id, slot * (dim + 4), bytes(dim + 4))
     _set_valid(db, block_id, slot, False)
 
 
@@ -81,29 +86,46 @@ def rowid_bound(db: apsw.Connection, model_num: int) -> int:
     return top * BLOCK
 
 
-def blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.ndarray, ...]]:
-    """(rowids, sign bits, codes, scales) of the model's vectors, one block at a time, rowids ascending."""
-    words, width = words_of(dim), dim + 4
+def bit_blocks(db: apsw.Connection, model_num: int, dim: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(rowids, sign bits) of the model's vectors, one block at a time, rowids ascending."""
+    words = words_of(dim)
     ids = [int(i) for (i,) in db.execute("SELECT id FROM vector_bits WHERE model_num = ? ORDER BY block", (model_num,))]
     for block_id in ids:  # one block in memory at a time, each statement read to its end (see _Chunks.read)
-        ((block, valid, bits, packed),) = db.execute(
-            "SELECT b.block, b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
-            "WHERE id = ?",
-            (block_id,),
+        ((block, valid, bits),) = db.execute(
+            "SELECT block, valid, bits FROM vector_bits WHERE id = ?", (block_id,)
         ).fetchall()
         assert isinstance(block, int) and isinstance(valid, bytes) and isinstance(bits, bytes)
-        assert isinstance(packed, bytes)
         slots = np.flatnonzero(np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little"))
-        held = np.frombuffer(packed, dtype=np.uint8).reshape(BLOCK, width)
         signs = np.frombuffer(bits, dtype=np.uint64).reshape(BLOCK, words)
         if len(slots) < BLOCK:  # a full block is handed on as it was read, not copied once more
-            held, signs = held[slots], signs[slots]
-        yield (
-            block * BLOCK + slots.astype(np.int64),
-            signs,
-            held[:, :dim].view(np.int8),
-            np.ascontiguousarray(held[:, dim:]).view(np.float32)[:, 0],
-        )
+            signs = signs[slots]
+        yield block * BLOCK + slots.astype(np.int64), signs
+
+
+def codes_of(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(rowids, codes, scales) of those of `rowids` (sorted ascending, no repeats) that have codes, in
+    that order: one query, each rowid a seek of the codes' primary key."""
+    rows = db.execute(
+        "SELECT memory_rowid, codes FROM vector_row_codes "
+        "WHERE model_num = ? AND memory_rowid IN (SELECT value FROM json_each(?)) ORDER BY memory_rowid",
+        (model_num, "[" + ",".join(map(str, rowids.tolist())) + "]"),
+    ).fetchall()
+    return _unpack(rows, dim)
+
+
+def all_codes(db: apsw.Connection, model_num: int, dim: int) -> tuple[np.ndarray, ...]:
+    """(rowids, codes, scales) of every vector of the model, rowids ascending."""
+    rows = db.execute(
+        "SELECT memory_rowid, codes FROM vector_row_codes WHERE model_num = ? ORDER BY memory_rowid", (model_num,)
+    ).fetchall()
+    return _unpack(rows, dim)
+
+
+def _unpack(rows: list[tuple[object, ...]], dim: int) -> tuple[np.ndarray, ...]:
+    width = dim + 4
+    found = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))  # type: ignore[call-overload]
+    packed = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint8).reshape(len(rows), width)  # type: ignore[misc]
+    return found, packed[:, :dim].view(np.int8), np.ascontiguousarray(packed[:, dim:]).view(np.float32)[:, 0]
 
 
 def one(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> tuple[np.ndarray, ...] | None:
@@ -120,9 +142,12 @@ def one(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> tuple[np.n
     with db.blob_open("main", "vector_bits", "bits", block_id, False) as blob:
         blob.seek(slot * words * 8)
         bits = blob.read(words * 8)
-    with db.blob_open("main", "vector_block_codes", "codes", block_id, False) as blob:
-        blob.seek(slot * width)
-        packed = blob.read(width)
+    row = db.execute(
+        "SELECT codes FROM vector_row_codes WHERE model_num = ? AND memory_rowid = ?", (model_num, rowid)
+    ).fetchone()
+    if row is None or not isinstance(row[0], bytes) or len(row[0]) != width:
+        return None
+    packed = row[0]
     return (
         np.frombuffer(bits, dtype=np.uint64)[None, :],
         np.frombuffer(packed, dtype=np.int8, count=dim)[None, :],
@@ -131,34 +156,31 @@ def one(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> tuple[np.n
 
 
 def backfill(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray, matrix: np.ndarray) -> None:
-    """Write the codes of many vectors (one row of `matrix` per rowid) block by block, keeping what the
-    blocks already hold (a migration's fill, one stored chunk of vectors at a time)."""
+    """Write the codes of many vectors (one row of `matrix` per rowid), the sign bits block by block,
+    keeping what the blocks already hold (a migration's fill, one stored chunk of vectors at a time)."""
     words = words_of(dim)
+    codes, scale = int8_codes(matrix)
+    packed = np.concatenate([codes.view(np.uint8), scale.view(np.uint8).reshape(-1, 4)], axis=1)
+    db.executemany(
+        "INSERT OR REPLACE INTO vector_row_codes (model_num, memory_rowid, codes) VALUES (?, ?, ?)",
+        ((model_num, int(r), packed[i].tobytes()) for i, r in enumerate(rowids.tolist())),
+    )
     blocks = rowids // BLOCK
     for block in np.unique(blocks).tolist():
         mine = np.flatnonzero(blocks == block)
         block_id = _block(db, model_num, block, dim, create=True)
         assert block_id is not None
-        row = db.execute(
-            "SELECT b.valid, b.bits, c.codes FROM vector_bits AS b JOIN vector_block_codes AS c USING (id) "
-            "WHERE id = ?",
-            (block_id,),
-        ).fetchone()
+        row = db.execute("SELECT valid, bits FROM vector_bits WHERE id = ?", (block_id,)).fetchone()
         assert row is not None
         valid = np.unpackbits(np.frombuffer(row[0], dtype=np.uint8), bitorder="little")
         bits = np.frombuffer(row[1], dtype=np.uint64).reshape(BLOCK, words).copy()
-        packed = np.frombuffer(row[2], dtype=np.uint8).reshape(BLOCK, dim + 4).copy()
         slots = rowids[mine] % BLOCK
-        codes, scale = int8_codes(matrix[mine])
         bits[slots] = sign_bits(matrix[mine], words)
-        packed[slots, :dim] = codes.view(np.uint8)
-        packed[slots, dim:] = scale.view(np.uint8).reshape(-1, 4)
         valid[slots] = 1
         db.execute(
             "UPDATE vector_bits SET valid = ?, bits = ? WHERE id = ?",
             (np.packbits(valid, bitorder="little").tobytes(), bits.tobytes(), block_id),
         )
-        db.execute("UPDATE vector_block_codes SET codes = ? WHERE id = ?", (packed.tobytes(), block_id))
 
 
 def backfill_model(db: apsw.Connection, model_num: int, dim: int, table: str) -> int:
@@ -187,10 +209,8 @@ def _row_batches(
 
 
 def drop_model(db: apsw.Connection, model_num: int) -> None:
-    """Remove every block of a model (its vectors are gone)."""
-    db.execute(
-        "DELETE FROM vector_block_codes WHERE id IN (SELECT id FROM vector_bits WHERE model_num = ?)", (model_num,)
-    )
+    """Remove every block and code row of a model (its vectors are gone)."""
+    db.execute("DELETE FROM vector_row_codes WHERE model_num = ?", (model_num,))
     db.execute("DELETE FROM vector_bits WHERE model_num = ?", (model_num,))
 
 
@@ -204,9 +224,7 @@ def _block(db: apsw.Connection, model_num: int, block: int, dim: int, *, create:
         "INSERT INTO vector_bits (model_num, block, valid, bits) VALUES (?, ?, zeroblob(?), zeroblob(?))",
         (model_num, block, BLOCK // 8, BLOCK * words_of(dim) * 8),
     )
-    block_id = int(db.last_insert_rowid())
-    db.execute("INSERT INTO vector_block_codes (id, codes) VALUES (?, zeroblob(?))", (block_id, BLOCK * (dim + 4)))
-    return block_id
+    return int(db.last_insert_rowid())
 
 
 def _put(db: apsw.Connection, table: str, column: str, row: int, offset: int, data: bytes) -> None:

@@ -301,6 +301,27 @@ def add_vector_codes_and_lookup_indexes(db: apsw.Connection) -> None:
         CREATE INDEX memories_private ON memories (client) WHERE scope = 'private';
         """
     )
+    # The codes were filled here from the vectors; version 11 fills them again in its own layout, so a
+    # file older than 10 is filled once, there.
+
+
+def move_vector_codes_to_rows(db: apsw.Connection) -> None:
+    """Version 11: each vector's int8 codes in a row of their own, not in blocks, so a search can read
+    only its candidates' codes and a large store need not hold them all in memory (bench/NOTES.md).
+    Every model's codes are written again from its vectors (version 10's blocks go)."""
+    db.execute(
+        """
+        DROP TABLE vector_block_codes;
+        DELETE FROM vector_bits;
+        -- Derived from the vectors (index/vector_codes.py): the int8 codes, then the float32 scale.
+        CREATE TABLE vector_row_codes (
+            model_num INTEGER NOT NULL,
+            memory_rowid INTEGER NOT NULL,
+            codes BLOB NOT NULL,
+            PRIMARY KEY (model_num, memory_rowid)
+        ) WITHOUT ROWID;
+        """
+    )
     from hindsight_desktop.core.index import vector_codes  # imported here: index's own imports stay out of store
 
     for num, dim in [(int(n), int(d)) for n, d in db.execute("SELECT num, dim FROM models")]:
@@ -321,4 +342,5 @@ MIGRATIONS: list[Migration] = [
     add_inbox_and_policies,
     add_sync,
     add_vector_codes_and_lookup_indexes,
+    move_vector_codes_to_rows,
 ]

@@ -12,7 +12,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.index import vector_codes
-from hindsight_desktop.core.index.vector_cache import VectorCache
+from hindsight_desktop.core.index.vector_cache import Reader, VectorCache
 from hindsight_desktop.core.store import values
 from hindsight_desktop.core.timeutil import to_db
 
@@ -43,11 +43,12 @@ class VectorIndex:
     """Vectors of one model, keyed by the memory's integer rowid. Callers pass the connection of their
     read or write transaction; the search cache guards itself across threads."""
 
-    def __init__(self, num: int, dim: int) -> None:
+    def __init__(self, num: int, dim: int, reader: Reader | None = None) -> None:
+        """`reader` (a Store's `read`) lets the search cache load its codes in the background."""
         self.num = num
         self.table = f"vec_{num}"
         self.dim = dim
-        self.cache = VectorCache(self.table, num, dim)
+        self.cache = VectorCache(self.table, num, dim, reader)
 
     def add(self, db: apsw.Connection, rowid: int, vector: np.ndarray) -> None:
         if vector.shape != (self.dim,):
@@ -78,12 +79,12 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         """The k nearest rowids with their cosine similarity, best first, leaving out the `hidden` rowids."""
         self.cache.refresh(db)
-        return self.cache.nearest(vector, k, hidden)
+        return self.cache.nearest(db, vector, k, hidden)
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
         """(rowids that have a vector, their vectors as rows), in the order asked."""
         self.cache.refresh(db)
-        return self.cache.matrix(rowids)
+        return self.cache.matrix(db, rowids)
 
     def vectors(self, db: apsw.Connection, rowids: list[int]) -> dict[int, np.ndarray]:
         """The vectors of those rowids that have one, by rowid."""

@@ -135,11 +135,13 @@ def _stored(db, table: str) -> dict[int, np.ndarray]:
 
 
 def _codes_of(db, index: VectorIndex, rowids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sign bits, codes, scales) the blocks hold for those rowids, in their order."""
+    """(sign bits, codes, scales) the blocks and code rows hold for those rowids (ascending), in their order."""
     held = {}
-    for found, bits, codes, scale in vector_codes.blocks(db, index.num, index.dim):
-        held.update({r: (bits[i], codes[i], scale[i]) for i, r in enumerate(found.tolist())})
-    return tuple(np.stack([held[r][part] for r in rowids]) for part in range(3))  # type: ignore[return-value]
+    for found, bits in vector_codes.bit_blocks(db, index.num, index.dim):
+        held.update({r: bits[i] for i, r in enumerate(found.tolist())})
+    found, codes, scale = vector_codes.all_codes(db, index.num, index.dim)
+    assert found.tolist() == rowids
+    return np.stack([held[r] for r in rowids]), codes, scale
 
 
 def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
@@ -159,7 +161,7 @@ def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
     with store.read() as db:
         expected = _stored(db, index.table)
         rowids = sorted(expected)
-        found = np.concatenate([block[0] for block in vector_codes.blocks(db, index.num, dim)])
+        found = np.concatenate([block[0] for block in vector_codes.bit_blocks(db, index.num, dim)])
         assert found.tolist() == rowids and vector_codes.count(db, index.num) == len(rowids)
         matrix = np.stack([expected[r] for r in rowids])
         bits, codes, scale = _codes_of(db, index, rowids)
@@ -169,8 +171,13 @@ def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
         assert vector_codes.one(db, index.num, dim, 24) is None and vector_codes.one(db, index.num, dim, 45) is None
         replaced = vector_codes.one(db, index.num, dim, 9)
         assert replaced is not None and np.array_equal(replaced[1][0], want_codes[rowids.index(9)])
-        block = db.execute("SELECT codes FROM vector_block_codes").fetchone()[0]
-        assert not block[24 * (dim + 4) : 25 * (dim + 4)].strip(b"\0")  # a deleted vector's slot is zeroed
+        block_bits = db.execute("SELECT bits FROM vector_bits WHERE block = 0").fetchone()[0]
+        words = vector_codes.words_of(dim) * 8
+        assert not block_bits[24 * words : 25 * words].strip(b"\0")  # a deleted vector's slot is zeroed
+        assert db.execute("SELECT 1 FROM vector_row_codes WHERE memory_rowid = 24").fetchone() is None
+        picked = np.array([9, 27, 24, 3 * n + 3], dtype=np.int64)  # a replaced vector, a kept, a deleted, none
+        some = vector_codes.codes_of(db, index.num, dim, np.sort(picked))
+        assert some[0].tolist() == [9, 27] and np.array_equal(some[1], want_codes[[rowids.index(9), rowids.index(27)]])
         written = (bits, codes, scale)
         assert vector_codes._stored_chunks(db, index.table, dim) is not None  # this sqlite-vec's layout is known
     for reader in ("chunks", "rows"):
