@@ -121,13 +121,13 @@ def assemble(store: Store, settings: Settings, clock: Callable[[], datetime], lo
     scorer_embed: EmbedCache | None  # the gate's model: the one new text is embedded with
     if state.switch is None or state.target is None:
         assert old_cache is not None
-        vectors = VectorIndex(state.active.num, state.active.dim, store.read)
+        vectors = VectorIndex(state.active.num, state.active.dim, store.read_apart)
         embed = scorer_embed = old_cache
     else:
         new_cache = EmbedCache(target.embed) if target is not None else None
         vectors = switching.SwitchingIndex(
-            VectorIndex(state.target.num, state.target.dim, store.read),
-            VectorIndex(state.active.num, state.active.dim, store.read),
+            VectorIndex(state.target.num, state.target.dim, store.read_apart),
+            VectorIndex(state.active.num, state.active.dim, store.read_apart),
             has_new=new_cache is not None,
             has_old=old_cache is not None,
         )

@@ -114,7 +114,7 @@ class VectorCache:
         if self._size > self.hold_up_to:
             return
         if self._reader is None or self._size <= LOAD_NOW_UP_TO:
-            self._hold(*vector_codes.all_codes(db, self.model_num, self.dim))
+            self._hold(*vector_codes.all_codes(db, self.model_num, self.dim, self._spare()))
         else:
             loads = self._loads
             threading.Thread(target=self._load_codes, args=(loads,), name="vector-codes", daemon=True).start()
@@ -128,7 +128,7 @@ class VectorCache:
             try:
                 with self._reader() as db:
                     seen = values.number(db, "SELECT coalesce(max(seq), 0) FROM vector_changes")
-                    rowids, codes, scale = vector_codes.all_codes(db, self.model_num, self.dim)
+                    rowids, codes, scale = vector_codes.all_codes(db, self.model_num, self.dim, self._spare())
                     with self._lock:
                         if loads != self._loads or self.held:
                             return  # reloaded since (a newer load is on its way) or already held
@@ -143,7 +143,9 @@ class VectorCache:
         log.info("vector codes: the store kept changing; searches read their candidates' codes from the file")
 
     def _hold(self, rowids: np.ndarray, codes: np.ndarray, scale: np.ndarray) -> None:
-        """Keep the codes of every row (all codes of one snapshot, `rowids` ascending), row for row."""
+        """Keep the codes of every row, given as all codes of one snapshot (`rowids` ascending; `codes`
+        and `scale` may have spare rows past them). A fresh load lays the rows out in rowid order with
+        the same spare capacity, so the arrays are taken as they are; otherwise they are placed row by row."""
         n = self._size
         at = np.searchsorted(rowids, self._rowids[:n])
         found = at < len(rowids)
@@ -151,10 +153,18 @@ class VectorCache:
         if not found.all():  # a vector without codes: the file is not as written; stay reading per search
             log.warning("vector codes: %d vectors have no codes; not holding them", int((~found).sum()))
             return
-        self._codes = np.zeros((len(self._rowids), self.dim), dtype=np.int8)
-        self._scale = np.zeros(len(self._rowids), dtype=np.float32)
-        self._codes[:n], self._scale[:n] = codes[at], scale[at]
+        if len(rowids) == n and len(codes) == len(self._rowids) and np.array_equal(at, np.arange(n)):
+            self._codes, self._scale = codes, scale
+        else:
+            self._codes = np.zeros((len(self._rowids), self.dim), dtype=np.int8)
+            self._scale = np.zeros(len(self._rowids), dtype=np.float32)
+            self._codes[:n], self._scale[:n] = codes[at], scale[at]
         self.held = True
+
+    def _spare(self) -> int:
+        """Rows of capacity past the vectors, so loaded codes fit the other arrays as they are."""
+        with self._lock:
+            return len(self._rowids) - self._size
 
     def _let_go_of_codes(self) -> None:
         self.held = False

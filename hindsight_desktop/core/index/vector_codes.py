@@ -16,6 +16,7 @@ block); `vector_row_codes` has one row per (model, rowid): the int8 codes follow
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import apsw
@@ -24,6 +25,7 @@ import numpy as np
 from hindsight_desktop.core.store import values
 
 BLOCK = 1024  # rowids per block
+_BATCH = 512  # code rows turned into arrays at a time (as Python objects until copied: few, for the peak)
 
 
 def words_of(dim: int) -> int:
@@ -113,12 +115,32 @@ def codes_of(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) 
     return _unpack(rows, dim)
 
 
-def all_codes(db: apsw.Connection, model_num: int, dim: int) -> tuple[np.ndarray, ...]:
-    """(rowids, codes, scales) of every vector of the model, rowids ascending."""
-    rows = db.execute(
+def all_codes(db: apsw.Connection, model_num: int, dim: int, spare: int = 0) -> tuple[np.ndarray, ...]:
+    """(rowids, codes, scales) of every vector of the model, rowids ascending, in arrays with `spare`
+    more rows (zeros) for the cache to grow into. Filled a batch at a time: one row tuple per vector held
+    at once would double the peak memory of a large store's load."""
+    total = values.number(db, "SELECT count(*) FROM vector_row_codes WHERE model_num = ?", (model_num,))
+    found = np.zeros(total + spare, dtype=np.int64)
+    packed = np.zeros((total + spare, dim + 4), dtype=np.uint8)
+    cursor = db.execute(
         "SELECT memory_rowid, codes FROM vector_row_codes WHERE model_num = ? ORDER BY memory_rowid", (model_num,)
-    ).fetchall()
-    return _unpack(rows, dim)
+    )
+    at = 0
+    while at < total:
+        batch = list(itertools.islice(cursor, min(_BATCH, total - at)))
+        if not batch:
+            break
+        rowids, codes, scale = _unpack(batch, dim)
+        found[at : at + len(batch)] = rowids
+        packed[at : at + len(batch), :dim] = codes.view(np.uint8)
+        packed[at : at + len(batch), dim:] = scale.view(np.uint8).reshape(-1, 4)
+        at += len(batch)
+    list(cursor)  # read to its end (see _Chunks.read)
+    return (
+        found[:at],
+        packed[: at + spare, :dim].view(np.int8),
+        np.ascontiguousarray(packed[: at + spare, dim:]).view(np.float32)[:, 0],
+    )
 
 
 def _unpack(rows: list[tuple[object, ...]], dim: int) -> tuple[np.ndarray, ...]:

@@ -30,6 +30,7 @@ BUSY_TIMEOUT_MS = 30_000
 # scattered rows, postings and index pages; each page that is not kept is read and decrypted again.
 # The pages only fill as they are read, at most this much per open reader (bench/NOTES.md).
 READER_CACHE_KIB = 8 * 1024
+SCAN_CACHE_KIB = 256  # a background scan's page cache: it reads each page once
 CHECKPOINT_WAIT_MS = 200  # per checkpoint try (see Store.checkpoint)
 
 
@@ -195,6 +196,24 @@ class Store:
             return
         with self.readers.snapshot() as db:
             yield db
+
+    @contextlib.contextmanager
+    def read_apart(self) -> Iterator[apsw.Connection]:
+        """One snapshot on a connection opened for it and closed after, with a small page cache: for a
+        background scan, which should neither keep one of the pool's connections from the searches nor
+        leave its pages in memory."""
+        if self.readers.closed:
+            raise HindsightError(f"the memory database {self.path} is closed")
+        db = self._connect_reader()
+        try:
+            db.execute(f"PRAGMA cache_size={-SCAN_CACHE_KIB}").fetchall()
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+        finally:
+            db.close()
 
     def optimize(self) -> None:
         """Refresh the query planner's statistics where they went stale (cheap: sampled, and skipped

@@ -56,6 +56,10 @@ class ReaderPool:
         return self._opened
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def waiting(self) -> int:
         """Threads waiting in line for a connection."""
         with self._lock:

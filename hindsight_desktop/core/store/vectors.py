@@ -44,7 +44,7 @@ class VectorIndex:
     read or write transaction; the search cache guards itself across threads."""
 
     def __init__(self, num: int, dim: int, reader: Reader | None = None) -> None:
-        """`reader` (a Store's `read`) lets the search cache load its codes in the background."""
+        """`reader` (a Store's `read_apart`) lets the search cache load its codes in the background."""
         self.num = num
         self.table = f"vec_{num}"
         self.dim = dim
