@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 import apsw
@@ -28,10 +29,12 @@ EXACT_BELOW = 4096  # under this many vectors, score them all exactly
 RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
+RECENT_CODES = 16_384  # codes read from the file kept for the next reads (a search asks for the same rows 3-4 times)
 LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
 _LOAD_TRIES = 4  # background loads that met a change before giving up (searches read from the file)
 
 Reader = Callable[[], contextlib.AbstractContextManager[apsw.Connection]]
+_LOAD_PAUSE_S = 0.001  # the background load's rest between batches (see _yield_to_searches)
 log = logging.getLogger(__name__)
 
 
@@ -55,8 +58,10 @@ class VectorCache:
         # Sign bits stored word-major (one row per 64-bit word, one column per vector): the Hamming
         # pass then runs over contiguous memory, faster than row by row (bench/NOTES.md).
         self._bits = np.zeros((self.words, 0), dtype=np.uint64)
-        # The int8 codes and scales, row for row, while `held`; else empty and read per search.
+        # The int8 codes and scales, row for row, while `held`; else empty and read per search, the last
+        # ones read kept by rowid (each entry goes when its row changes).
         self.held = False
+        self._recent: dict[int, tuple[np.ndarray, np.floating]] = {}
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)
         self._row_of = np.zeros(0, dtype=np.int32)  # rowid -> its row here, -1 for none (smaller than a dict)
@@ -104,6 +109,7 @@ class VectorCache:
         self._layout += 1
         self._loads += 1
         self._let_go_of_codes()
+        self._recent.clear()
         self._allocate(vector_codes.count(db, self.model_num) + 1024)
         # rowid -> row sized once for the highest block: grown block by block it was reallocated (fresh
         # pages, each faulted in) a few dozen times on the way to 100k rows.
@@ -128,7 +134,8 @@ class VectorCache:
             try:
                 with self._reader() as db:
                     seen = values.number(db, "SELECT coalesce(max(seq), 0) FROM vector_changes")
-                    rowids, codes, scale = vector_codes.all_codes(db, self.model_num, self.dim, self._spare())
+                    spare, pause = self._spare(), _yield_to_searches
+                    rowids, codes, scale = vector_codes.all_codes(db, self.model_num, self.dim, spare, pause)
                     with self._lock:
                         if loads != self._loads or self.held:
                             return  # reloaded since (a newer load is on its way) or already held
@@ -160,6 +167,7 @@ class VectorCache:
             self._scale = np.zeros(len(self._rowids), dtype=np.float32)
             self._codes[:n], self._scale[:n] = codes[at], scale[at]
         self.held = True
+        self._recent.clear()
 
     def _spare(self) -> int:
         """Rows of capacity past the vectors, so loaded codes fit the other arrays as they are."""
@@ -219,6 +227,7 @@ class VectorCache:
     def _remove(self, rowid: int) -> None:
         """Swap the last row into the hole so the arrays stay dense, and zero the freed last row: a
         removed vector's codes must not linger in spare capacity."""
+        self._recent.pop(rowid, None)
         i = self._row(rowid)
         if i < 0:
             return
@@ -308,9 +317,23 @@ class VectorCache:
         if self.held:
             return self._codes[rows], self._scale[rows]
         unique, back = np.unique(self._rowids[rows], return_inverse=True)
-        found, codes, scale = vector_codes.codes_of(db, self.model_num, self.dim, unique)
-        if len(found) != len(unique):  # a vector whose codes went with a change `db` does not see yet
-            codes, scale = _fill_missing(found, codes, scale, unique)
+        codes = np.zeros((len(unique), self.dim), dtype=np.int8)
+        scale = np.zeros(len(unique), dtype=np.float32)  # zeros: a similarity of 0 for a row `db` lacks
+        recent, unread = self._recent, []
+        for i, rowid in enumerate(unique.tolist()):
+            known = recent.get(rowid)
+            if known is None:
+                unread.append(i)
+            else:
+                codes[i], scale[i] = known
+        if unread:
+            if len(recent) + len(unread) > RECENT_CODES:
+                recent.clear()
+            at = np.array(unread, dtype=np.int64)
+            found, read, read_scale = vector_codes.codes_of(db, self.model_num, self.dim, unique[at])
+            place = at[np.searchsorted(unique[at], found)]
+            codes[place], scale[place] = read, read_scale
+            recent.update(zip(found.tolist(), zip(read, read_scale, strict=True), strict=True))
         return codes[back], scale[back]
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:
@@ -325,12 +348,8 @@ class VectorCache:
             return asked[kept].tolist(), codes.astype(np.float32) * scale[:, None]
 
 
-def _fill_missing(
-    found: np.ndarray, codes: np.ndarray, scale: np.ndarray, wanted: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Codes for every wanted rowid (sorted), zeros (a similarity of 0) for those `found` lacks."""
-    full_codes = np.zeros((len(wanted), codes.shape[1]), dtype=np.int8)
-    full_scale = np.zeros(len(wanted), dtype=np.float32)
-    at = np.searchsorted(wanted, found)
-    full_codes[at], full_scale[at] = codes, scale
-    return full_codes, full_scale
+def _yield_to_searches() -> None:
+    """A rest between the background load's batches. The load is Python work that holds the GIL; a search
+    beside it gives the GIL up at every SQLite call and waited up to the 5 ms switch interval each time
+    to get it back (searches during the load took 10 ms more at 100k). Resting, the load lets it in."""
+    time.sleep(_LOAD_PAUSE_S)

@@ -17,7 +17,7 @@ block); `vector_row_codes` has one row per (model, rowid): the int8 codes follow
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import apsw
 import numpy as np
@@ -115,10 +115,12 @@ def codes_of(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) 
     return _unpack(rows, dim)
 
 
-def all_codes(db: apsw.Connection, model_num: int, dim: int, spare: int = 0) -> tuple[np.ndarray, ...]:
+def all_codes(
+    db: apsw.Connection, model_num: int, dim: int, spare: int = 0, pause: Callable[[], None] | None = None
+) -> tuple[np.ndarray, ...]:
     """(rowids, codes, scales) of every vector of the model, rowids ascending, in arrays with `spare`
     more rows (zeros) for the cache to grow into. Filled a batch at a time: one row tuple per vector held
-    at once would double the peak memory of a large store's load."""
+    at once would double the peak memory of a large store's load. `pause` runs between batches."""
     total = values.number(db, "SELECT count(*) FROM vector_row_codes WHERE model_num = ?", (model_num,))
     found = np.zeros(total + spare, dtype=np.int64)
     packed = np.zeros((total + spare, dim + 4), dtype=np.uint8)
@@ -135,6 +137,8 @@ def all_codes(db: apsw.Connection, model_num: int, dim: int, spare: int = 0) -> 
         packed[at : at + len(batch), :dim] = codes.view(np.uint8)
         packed[at : at + len(batch), dim:] = scale.view(np.uint8).reshape(-1, 4)
         at += len(batch)
+        if pause is not None:
+            pause()
     list(cursor)  # read to its end (see _Chunks.read)
     return (
         found[:at],
