@@ -11,7 +11,9 @@ slot and deletes its row (the store runs with secure_delete).
 
 Layout: `vector_bits` has one row per (model, block) with a validity bitmap (bit i of byte i // 8, lowest
 first) and the block's sign bits, `words` 64-bit words per slot (a slot is the rowid's offset in its
-block); `vector_row_codes` has one row per (model, rowid): the int8 codes followed by the float32 scale.
+block); `vector_row_codes` has one row per vector, keyed `key(model, rowid)`: the int8 codes followed by the
+float32 scale. The key is one integer, so the table is a rowid table: its inner pages hold keys alone and
+stay in the page cache, where a two-column key's table kept its 388-byte rows in them too (bench/NOTES.md).
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ import numpy as np
 from hindsight_desktop.core.store import values
 
 BLOCK = 1024  # rowids per block
+ROWID_SPAN = 1 << 40  # memory rowids a model's code keys can hold
 _BATCH = 512  # code rows turned into arrays at a time (as Python objects until copied: few, for the peak)
+
+
+def key(model_num: int, rowid: int) -> int:
+    """The code row's key of a model's vector."""
+    if not 0 <= rowid < ROWID_SPAN:
+        raise ValueError(f"memory rowid {rowid} is outside what a vector's code key can hold (0 to {ROWID_SPAN - 1})")
+    return model_num * ROWID_SPAN + rowid
 
 
 def words_of(dim: int) -> int:
@@ -57,15 +67,15 @@ def write(db: apsw.Connection, model_num: int, dim: int, rowid: int, vector: np.
     slot = rowid % BLOCK
     _put(db, "vector_bits", "bits", block_id, slot * words * 8, sign_bits(matrix, words).tobytes())
     db.execute(
-        "INSERT OR REPLACE INTO vector_row_codes (model_num, memory_rowid, codes) VALUES (?, ?, ?)",
-        (model_num, rowid, codes.tobytes() + scale.tobytes()),
+        "INSERT OR REPLACE INTO vector_row_codes (id, codes) VALUES (?, ?)",
+        (key(model_num, rowid), codes.tobytes() + scale.tobytes()),
     )
     _set_valid(db, block_id, slot, True)
 
 
 def remove(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> None:
     """Zero a vector's slot, mark it empty and delete its codes (they leave the file's live pages with it)."""
-    db.execute("DELETE FROM vector_row_codes WHERE model_num = ? AND memory_rowid = ?", (model_num, rowid))
+    db.execute("DELETE FROM vector_row_codes WHERE id = ?", (key(model_num, rowid),))
     block_id = _block(db, model_num, rowid // BLOCK, dim, create=False)
     if block_id is None:
         return
@@ -108,11 +118,11 @@ def codes_of(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray) 
     """(rowids, codes, scales) of those of `rowids` (sorted ascending, no repeats) that have codes, in
     that order: one query, each rowid a seek of the codes' primary key."""
     rows = db.execute(
-        "SELECT memory_rowid, codes FROM vector_row_codes "
-        "WHERE model_num = ? AND memory_rowid IN (SELECT value FROM json_each(?)) ORDER BY memory_rowid",
-        (model_num, "[" + ",".join(map(str, rowids.tolist())) + "]"),
+        "SELECT id, codes FROM vector_row_codes WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        ("[" + ",".join(map(str, (rowids + key(model_num, 0)).tolist())) + "]",),
     ).fetchall()
-    return _unpack(rows, dim)
+    found, codes, scale = _unpack(rows, dim)
+    return found - key(model_num, 0), codes, scale
 
 
 def all_codes(
@@ -121,11 +131,12 @@ def all_codes(
     """(rowids, codes, scales) of every vector of the model, rowids ascending, in arrays with `spare`
     more rows (zeros) for the cache to grow into. Filled a batch at a time: one row tuple per vector held
     at once would double the peak memory of a large store's load. `pause` runs between batches."""
-    total = values.number(db, "SELECT count(*) FROM vector_row_codes WHERE model_num = ?", (model_num,))
+    low, high = key(model_num, 0), key(model_num + 1, 0)
+    total = values.number(db, "SELECT count(*) FROM vector_row_codes WHERE id >= ? AND id < ?", (low, high))
     found = np.zeros(total + spare, dtype=np.int64)
     packed = np.zeros((total + spare, dim + 4), dtype=np.uint8)
     cursor = db.execute(
-        "SELECT memory_rowid, codes FROM vector_row_codes WHERE model_num = ? ORDER BY memory_rowid", (model_num,)
+        "SELECT id - ?, codes FROM vector_row_codes WHERE id >= ? AND id < ? ORDER BY id", (low, low, high)
     )
     at = 0
     while at < total:
@@ -168,9 +179,7 @@ def one(db: apsw.Connection, model_num: int, dim: int, rowid: int) -> tuple[np.n
     with db.blob_open("main", "vector_bits", "bits", block_id, False) as blob:
         blob.seek(slot * words * 8)
         bits = blob.read(words * 8)
-    row = db.execute(
-        "SELECT codes FROM vector_row_codes WHERE model_num = ? AND memory_rowid = ?", (model_num, rowid)
-    ).fetchone()
+    row = db.execute("SELECT codes FROM vector_row_codes WHERE id = ?", (key(model_num, rowid),)).fetchone()
     if row is None or not isinstance(row[0], bytes) or len(row[0]) != width:
         return None
     packed = row[0]
@@ -188,8 +197,8 @@ def backfill(db: apsw.Connection, model_num: int, dim: int, rowids: np.ndarray, 
     codes, scale = int8_codes(matrix)
     packed = np.concatenate([codes.view(np.uint8), scale.view(np.uint8).reshape(-1, 4)], axis=1)
     db.executemany(
-        "INSERT OR REPLACE INTO vector_row_codes (model_num, memory_rowid, codes) VALUES (?, ?, ?)",
-        ((model_num, int(r), packed[i].tobytes()) for i, r in enumerate(rowids.tolist())),
+        "INSERT OR REPLACE INTO vector_row_codes (id, codes) VALUES (?, ?)",
+        ((key(model_num, int(r)), packed[i].tobytes()) for i, r in enumerate(rowids.tolist())),
     )
     blocks = rowids // BLOCK
     for block in np.unique(blocks).tolist():
@@ -236,7 +245,7 @@ def _row_batches(
 
 def drop_model(db: apsw.Connection, model_num: int) -> None:
     """Remove every block and code row of a model (its vectors are gone)."""
-    db.execute("DELETE FROM vector_row_codes WHERE model_num = ?", (model_num,))
+    db.execute("DELETE FROM vector_row_codes WHERE id >= ? AND id < ?", (key(model_num, 0), key(model_num + 1, 0)))
     db.execute("DELETE FROM vector_bits WHERE model_num = ?", (model_num,))
 
 

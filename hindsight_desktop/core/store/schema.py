@@ -314,12 +314,8 @@ def move_vector_codes_to_rows(db: apsw.Connection) -> None:
         DROP TABLE vector_block_codes;
         DELETE FROM vector_bits;
         -- Derived from the vectors (index/vector_codes.py): the int8 codes, then the float32 scale.
-        CREATE TABLE vector_row_codes (
-            model_num INTEGER NOT NULL,
-            memory_rowid INTEGER NOT NULL,
-            codes BLOB NOT NULL,
-            PRIMARY KEY (model_num, memory_rowid)
-        ) WITHOUT ROWID;
+        -- id: model number * 2^40 + the memory's rowid (vector_codes.key).
+        CREATE TABLE vector_row_codes (id INTEGER PRIMARY KEY, codes BLOB NOT NULL);
         """
     )
     from hindsight_desktop.core.index import vector_codes  # imported here: index's own imports stay out of store

@@ -8,6 +8,7 @@ import shutil
 import threading
 
 import numpy as np
+import pytest
 from support.paths import FIXTURES
 
 from hindsight_desktop.core.index import vector_cache, vector_codes
@@ -117,4 +118,31 @@ def test_version_10_block_codes_move_to_rows_unchanged(tmp_path):
             matrix = np.stack([np.frombuffer(b, dtype=np.float32) for _, b in stored])
             want_codes, want_scale = vector_codes.int8_codes(matrix)
             assert np.array_equal(codes, want_codes) and np.array_equal(scale, want_scale)
+    store.close()
+
+
+def test_two_models_codes_stay_apart_and_a_dropped_model_takes_only_its_own(tmp_path):
+    """Code rows of two models share one table by key: the same rowid in each keeps its own codes, a
+    model's full read and its drop see only its rows, and a rowid past the key's span is refused by name."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim = 16
+    data = _clustered(60, dim, seed=3)
+    with store.write() as db:
+        first = VectorIndex(register_model(db, "model-a", dim, utcnow()), dim)
+        second = VectorIndex(register_model(db, "model-b", dim, utcnow()), dim)
+        for rowid in range(1, 31):
+            first.add(db, rowid, data[rowid])
+            second.add(db, rowid, data[rowid + 29])
+    with store.read() as db:
+        for index, offset in ((first, 0), (second, 29)):
+            found, codes, _ = vector_codes.all_codes(db, index.num, dim)
+            assert found.tolist() == list(range(1, 31))
+            assert np.array_equal(codes, vector_codes.int8_codes(data[1 + offset : 31 + offset])[0])
+    with store.write() as db:
+        vector_codes.drop_model(db, first.num)
+    with store.read() as db:
+        assert len(vector_codes.all_codes(db, first.num, dim)[0]) == 0
+        assert vector_codes.all_codes(db, second.num, dim)[0].tolist() == list(range(1, 31))
+    with pytest.raises(ValueError, match="rowid"):
+        vector_codes.key(second.num, vector_codes.ROWID_SPAN)
     store.close()

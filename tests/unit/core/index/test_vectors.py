@@ -174,7 +174,8 @@ def test_the_codes_written_with_each_vector_are_the_vectors_codes(tmp_path):
         block_bits = db.execute("SELECT bits FROM vector_bits WHERE block = 0").fetchone()[0]
         words = vector_codes.words_of(dim) * 8
         assert not block_bits[24 * words : 25 * words].strip(b"\0")  # a deleted vector's slot is zeroed
-        assert db.execute("SELECT 1 FROM vector_row_codes WHERE memory_rowid = 24").fetchone() is None
+        gone = vector_codes.key(index.num, 24)
+        assert db.execute("SELECT 1 FROM vector_row_codes WHERE id = ?", (gone,)).fetchone() is None
         picked = np.array([9, 27, 24, 3 * n + 3], dtype=np.int64)  # a replaced vector, a kept, a deleted, none
         some = vector_codes.codes_of(db, index.num, dim, np.sort(picked))
         assert some[0].tolist() == [9, 27] and np.array_equal(some[1], want_codes[[rowids.index(9), rowids.index(27)]])
