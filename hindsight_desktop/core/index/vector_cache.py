@@ -28,6 +28,7 @@ from hindsight_desktop.core.store import values
 EXACT_BELOW = 4096  # under this many vectors, score them all exactly
 RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
+HAMMING_CHUNK = 65_536  # rows a Hamming pass counts at a time (bench/NOTES.md)
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
 RECENT_CODES = 16_384  # codes read from the file kept for the next reads (a search asks for the same rows 3-4 times)
 LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
@@ -70,8 +71,8 @@ class VectorCache:
         # The last visibility mask over the rows: a viewer's hidden rowids (the same array while its keyword
         # statistics stand, keyword_stats.view) and the layout it was computed on.
         self._shown: tuple[np.ndarray, int, np.ndarray, np.ndarray] | None = None
-        self._xor = np.empty(0, dtype=np.uint64)  # scratch for the Hamming pass
-        self._ones = np.empty(0, dtype=np.uint8)
+        self._xor = np.empty(HAMMING_CHUNK, dtype=np.uint64)  # scratch for the Hamming pass
+        self._ones = np.empty(HAMMING_CHUNK, dtype=np.uint8)
 
     # ---- keeping in step with the database ---------------------------------------------------
     def refresh(self, db: apsw.Connection) -> None:
@@ -300,16 +301,17 @@ class VectorCache:
         return shown, self._shown[3]
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
-        """Bits that differ from the query, per row: one word at a time into reused buffers (fresh
-        temporaries of a few MB at 100k rows cost more than the counting itself)."""
-        if self._xor.shape[0] < n:
-            self._xor = np.empty(len(self._rowids), dtype=np.uint64)
-            self._ones = np.empty(len(self._rowids), dtype=np.uint8)
-        xor, ones = self._xor[:n], self._ones[:n]
+        """Bits that differ from the query, per row: `HAMMING_CHUNK` rows at a time, every word of a chunk
+        while its distances are still in the CPU's cache, into reused buffers (fresh temporaries of a few
+        MB at 100k rows cost more than the counting itself)."""
+        xor, ones = self._xor, self._ones
         distance = np.zeros(n, dtype=np.uint16)
-        for word in range(self.words):
-            np.bitwise_xor(self._bits[word, :n], qbits[word], out=xor)
-            distance += np.bitwise_count(xor, out=ones)
+        for start in range(0, n, HAMMING_CHUNK):
+            end = min(n, start + HAMMING_CHUNK)
+            part, x, o = distance[start:end], xor[: end - start], ones[: end - start]
+            for word in range(self.words):
+                np.bitwise_xor(self._bits[word, start:end], qbits[word], out=x)
+                np.add(part, np.bitwise_count(x, out=o), out=part)
         return distance
 
     def _codes_at(self, db: apsw.Connection, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -146,3 +146,25 @@ def test_two_models_codes_stay_apart_and_a_dropped_model_takes_only_its_own(tmp_
     with pytest.raises(ValueError, match="rowid"):
         vector_codes.key(second.num, vector_codes.ROWID_SPAN)
     store.close()
+
+
+def test_the_hamming_pass_counts_every_row_across_chunks(tmp_path, monkeypatch):
+    """Counted in chunks (the last one short), each row's distance is the popcount of its bits against
+    the query's, as one pass over all rows gives it."""
+    monkeypatch.setattr(vector_cache, "HAMMING_CHUNK", 1000)
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 100, 4321  # two words a vector, the second part-filled
+    data = _clustered(n + 1, dim, seed=13)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for rowid in range(1, n + 1):
+            index.add(db, rowid, data[rowid - 1])
+    with store.read() as db:
+        index.cache.refresh(db)
+    cache, words = index.cache, vector_codes.words_of(dim)
+    query = vector_codes.sign_bits(data[n : n + 1], words)[0]
+    every = vector_codes.sign_bits(data[:n], words)
+    want = np.bitwise_count(every ^ query).sum(axis=1)
+    got = cache._hamming(query, len(cache))
+    assert np.array_equal(got, want[cache._rowids[: len(cache)] - 1])
+    store.close()
