@@ -23,7 +23,7 @@ from hindsight_desktop.core.index import bilingual
 from hindsight_desktop.core.index.keyword import STOP_WORDS
 from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.text.extract import extract_entities
-from hindsight_desktop.core.text.extract_dates import Found
+from hindsight_desktop.core.text.extract_dates import MONTH_NAMES, WEEKDAY_NAMES, Found
 
 # A relation in either language, to one key. Chinese forms are matched inside the text (no spaces).
 _RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -52,29 +52,7 @@ _RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "neighbour": (("neighbour", "neighbor"), ("邻居",)),
 }
 # Calendar words are capitalised in English but name no one ("Where did I travel in June?").
-_CALENDAR = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
+_CALENDAR = frozenset(MONTH_NAMES + WEEKDAY_NAMES)
 # How a relation is followed by the name in Chinese: "女儿朵朵", "老婆叫苏晴", "儿子小宇". A name the
 # entity finder misses is most often a nickname: a doubled character (朵朵) or 小/老/阿 and one character
 # that together make no dictionary word (小宇, not 小学).

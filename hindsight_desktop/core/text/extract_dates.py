@@ -125,19 +125,24 @@ _EN_NUMBERS = {
     "thirty": 30,
 }
 _EN_NUM = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
-_MONTHS = {
-    "january": 1,
-    "february": 2,
-    "march": 3,
-    "april": 4,
-    "may": 5,
-    "june": 6,
-    "july": 7,
-    "august": 8,
-    "september": 9,
-    "october": 10,
-    "november": 11,
-    "december": 12,
+# Full month and weekday names, in calendar order; recall/subjects.py reads them too (a capitalised
+# calendar word names no one).
+MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, 1)} | {
     "jan": 1,
     "feb": 2,
     "mar": 3,
@@ -152,14 +157,7 @@ _MONTHS = {
     "dec": 12,
 }
 _MON = r"(?P<mon>" + "|".join(_MONTHS) + r")\b\.?"  # full names come first so 'march' beats 'mar'
-_WEEKDAYS = {
-    "monday": 0,
-    "tuesday": 1,
-    "wednesday": 2,
-    "thursday": 3,
-    "friday": 4,
-    "saturday": 5,
-    "sunday": 6,
+_WEEKDAYS = {name: number for number, name in enumerate(WEEKDAY_NAMES)} | {
     "mon": 0,
     "tues": 1,
     "tue": 1,
@@ -171,7 +169,7 @@ _WEEKDAYS = {
     "sat": 5,
     "sun": 6,
 }
-_WD_FULL = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD_FULL = r"(?P<wd>" + "|".join(WEEKDAY_NAMES) + r")"
 _WD_ANY = r"(?P<wd>" + "|".join(_WEEKDAYS) + r")"
 _CN_WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _UNITS = {"day": "day", "week": "week", "month": "month", "year": "year", "fortnight": "fortnight"}
