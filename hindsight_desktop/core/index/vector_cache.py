@@ -30,7 +30,7 @@ RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
 HAMMING_CHUNK = 65_536  # rows a Hamming pass counts at a time (bench/NOTES.md)
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
-RECENT_CODES = 16_384  # codes read from the file kept for the next reads (a search asks for the same rows 3-4 times)
+RECENT_CODES = 4096  # codes read from the file kept for the next reads (a search asks for the same rows 3-4 times)
 LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
 _LOAD_TRIES = 4  # background loads that met a change before giving up (searches read from the file)
 
