@@ -11,7 +11,8 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - newer first: for changed facts, the share where the newer memory is listed and above the older;
 - changed-fact sets (--changes: "dev" = bench/data/changes_*.jsonl, "holdout" =
   changes_holdout_*.jsonl, written later and never tuned on; both unless --no-changes; "other" =
-  changes_other_*.jsonl, only "other attribute" cases: the same subject, another attribute, on request), each
+  changes_other_*.jsonl, only "other attribute" cases: the same subject, another attribute, and "fresh" =
+  changes_fresh_*.jsonl, written before any run on it and kept for checking, both on request), each
   apart: newer first per language, the share of their memories the gate kept (older and newer), of
   questions asked through a related word the share whose newer memory is listed first among the two,
   and for "other attribute" cases (the same subject, another attribute said later) the share where the
@@ -77,10 +78,16 @@ HOLDOUT_QUESTIONS = ROOT / "data" / "changes_holdout_questions.jsonl"
 # so the asked, earlier memory must stay first and must not be superseded.
 OTHER_MEMORIES = ROOT / "data" / "changes_other_memories.jsonl"
 OTHER_QUESTIONS = ROOT / "data" / "changes_other_questions.jsonl"
+# Written and committed before any run on it, in new phrasings (new people and attributes, changes with
+# and without change words, some asked through a related word, and "other attribute" cases): not to be
+# tuned on, so not in the default either.
+FRESH_MEMORIES = ROOT / "data" / "changes_fresh_memories.jsonl"
+FRESH_QUESTIONS = ROOT / "data" / "changes_fresh_questions.jsonl"
 CHANGE_SETS = {
     "dev": (CHANGES_MEMORIES, CHANGES_QUESTIONS),
     "holdout": (HOLDOUT_MEMORIES, HOLDOUT_QUESTIONS),
     "other": (OTHER_MEMORIES, OTHER_QUESTIONS),
+    "fresh": (FRESH_MEMORIES, FRESH_QUESTIONS),
 }
 KS = (1, 5, 10)
 LIMIT = 10
@@ -535,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force-store", action="store_true", help="write with importance=1 so the gate keeps all")
     parser.add_argument("--no-changes", action="store_true", help="leave out the changed-fact sets (changes_*.jsonl)")
     parser.add_argument(
-        "--changes", default="dev,holdout", help="comma-separated changed-fact sets to add: dev, holdout, other"
+        "--changes", default="dev,holdout", help="comma-separated changed-fact sets to add: dev, holdout, other, fresh"
     )
     args = parser.parse_args(argv)
     if args.model is not None and not args.model.is_file():
