@@ -88,6 +88,11 @@ def edit(
                 entity_index.index(db, rowid, entities, when)
                 if vector is not None:
                     parts.vectors.add(db, rowid, vector)
+        elif "scope" in changes and before.layer != "working":
+            # Who sees it changed: its words are indexed again, so that every connection's keyword
+            # statistics, kept until the index changes (keyword_stats.view), count it for the right viewers.
+            keyword.delete(db, rowid)
+            keyword.add(db, rowid, before.content, [(e.kind, e.value) for e in before.entities], before.occurred_at)
         update_fields(db, rowid, changes, to_db(now))
         log_event(db, to_db(now), "edit", memory_id, client, edit_detail(changes, before))
         return load_memory(db, memory_id)[1]

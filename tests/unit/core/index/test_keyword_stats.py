@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import numpy as np
 from support.store import insert_indexed
 
+from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.index import keyword, keyword_stats
 from hindsight_desktop.core.store.database import Store
 
@@ -101,3 +102,44 @@ def test_the_first_k_are_the_full_sorts_first_k_ties_included():
             for k in (0, 1, 3, 10, 100, n, n + 7):
                 expected = np.lexsort((rowids, negative))[:k]
                 assert keyword_stats._first_k(negative, rowids, k).tolist() == expected.tolist()
+
+
+def test_clients_that_keep_no_private_memory_share_one_view_and_owners_have_their_own(tmp_path):
+    store = Store(tmp_path / "m.sqlite3")
+    with store.write() as db:
+        insert_indexed(db, "Priya recommended a ramen place in Lisbon.", WHEN)
+        cursor_note = _private(db, "Ramen ramen in Lisbon, cursor's private note.", "cursor")
+        zed_note = _private(db, "Lisbon ramen, zed's private note, a longer one than the other.", "zed")
+    with store.read() as db:
+        a, b = keyword_stats.view(db, "claude"), keyword_stats.view(db, "vscode")
+        assert a is b and list(a.hidden) == sorted([cursor_note, zed_note])
+        cursor, zed = keyword_stats.view(db, "cursor"), keyword_stats.view(db, "zed")
+        assert list(cursor.hidden) == [zed_note] and list(zed.hidden) == [cursor_note]
+        assert cursor is not zed and cursor is not a
+        shared = keyword.search(db, "ramen Lisbon", 10, a)
+        for viewer in ("claude", "cursor", "zed"):  # each the same as a view computed for it alone
+            seen = keyword_stats.view(db, viewer)
+            keyword_stats._views.pop(db, None)
+            alone = keyword_stats.view(db, viewer)
+            assert (alone.words, alone.trigram, list(alone.hidden)) == (seen.words, seen.trigram, list(seen.hidden))
+            assert keyword.search(db, "ramen Lisbon", 10, alone) == keyword.search(db, "ramen Lisbon", 10, seen)
+        assert keyword.search(db, "ramen Lisbon", 10, keyword_stats.view(db, "vscode")) == shared
+    store.close()
+
+
+def test_a_change_of_who_sees_a_memory_reaches_every_viewer_s_statistics(tmp_path, embedder):
+    # A change of scope alone touches no indexed word; the view is kept until the index changes.
+    with MemoryEngine(tmp_path, embedder=embedder) as engine:
+        engine.write("Priya recommended a ramen place in Lisbon.", client="claude", explicit=True)
+        note = engine.write("Ramen ramen in Lisbon, noted by cursor.", client="cursor", explicit=True)
+        engine.search("ramen Lisbon", client="claude")
+        with engine.store.read() as db:
+            before = keyword_stats.view(db, "claude")
+        engine.edit(note.id, scope="private")
+        with engine.store.read() as db:
+            after = keyword_stats.view(db, "claude")
+            assert (after.words.rows, len(after.hidden)) == (before.words.rows - 1, 1)
+        engine.edit(note.id, scope="shared")
+        with engine.store.read() as db:
+            assert keyword_stats.view(db, "claude").words == before.words
+        assert [h.memory.id for h in engine.search("ramen Lisbon", client="cursor").hits][:1] == [note.id]
