@@ -23,6 +23,8 @@ changes between searches pays.
 A fresh process per size then opens the store and times its first search, the 24 after it (beside the
 background load of the vector codes the first one starts, from schema v11) and 23 more once the codes are
 held. Warm searches above are timed once the codes are held too (`codes_wait_s`: how long that took).
+A second fresh process first runs the engine's warm-up, as the app, `serve` and `mcp` do in the background
+when they open the store (joined here, and timed), then the same searches: a served process's first search.
 """
 
 from __future__ import annotations
@@ -241,11 +243,15 @@ from speed import own_peak_rss_mb
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
 from hindsight_desktop.core.model.embedder import load_embedder
-data, models, client = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+data, models, client, served = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[5] == "served"
 client = None if client == "person" else client
 asked = questions()
 engine = MemoryEngine(data, embedder=load_embedder(ensure_default_model(models)))
 prime(engine, asked)
+started = time.perf_counter()
+if served:  # as the app, serve and mcp do when they open the store (in the background there; joined here)
+    engine.warm_up()
+warm_up = (time.perf_counter() - started) * 1000
 started = time.perf_counter()
 engine.search(asked[0], limit=10, client=client)
 first = (time.perf_counter() - started) * 1000
@@ -260,14 +266,17 @@ warm = timed(asked[1:25])  # right after the first: beside any background load i
 waited = wait_for_codes(engine)
 settled = timed(asked[25:48])
 engine.close()
-print(json.dumps({"first_search_ms": round(first, 1), "warm_p50_ms": warm, "codes_wait_s": waited,
+print(json.dumps({"warm_up_ms": round(warm_up, 1), "first_search_ms": round(first, 1), "warm_p50_ms": warm,
+                  "codes_wait_s": waited,
                   "settled_p50_ms": settled, "peak_rss_mb": own_peak_rss_mb()}))
 """
 
 
-def fresh(data: Path, models: Path, client: str) -> dict[str, float]:
+def fresh(data: Path, models: Path, client: str, served: bool = False) -> dict[str, float]:
+    """A new process's first searches; `served`: after the engine's warm-up, as a served process runs it."""
+    how = "served" if served else "plain"
     out = subprocess.run(
-        [sys.executable, "-c", FRESH, str(data), str(models), client, str(Path(__file__).parent)],
+        [sys.executable, "-c", FRESH, str(data), str(models), client, str(Path(__file__).parent), how],
         check=True,
         capture_output=True,
         text=True,
@@ -322,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             row = json.loads(out.stdout.strip().splitlines()[-1])
             if not args.no_fresh:
                 row["fresh"] = fresh(data, models, args.client)
+                row["served"] = fresh(data, models, args.client, served=True)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
     if args.fill_only:
@@ -343,6 +353,14 @@ def main(argv: list[str] | None = None) -> int:
             "| fresh process: first search / next 24 p50 / p50 once settled, ms | "
             + " | ".join(
                 f"{r['fresh']['first_search_ms']} / {r['fresh']['warm_p50_ms']} / {r['fresh'].get('settled_p50_ms')}"
+                for r in rows
+            )
+            + " |"
+        )
+        print(
+            "| served process (the engine's warm-up first): warm-up / first search / next 24 p50, ms | "
+            + " | ".join(
+                f"{r['served']['warm_up_ms']} / {r['served']['first_search_ms']} / {r['served']['warm_p50_ms']}"
                 for r in rows
             )
             + " |"

@@ -27,7 +27,7 @@ import numpy as np
 
 from hindsight_desktop.core.index import postings
 from hindsight_desktop.core.index.postings import Posting
-from hindsight_desktop.core.store import values
+from hindsight_desktop.core.store import memories, values
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 TABLES = ("fts_words", "fts_trigram")
@@ -175,16 +175,20 @@ class View:
 def view(db: apsw.Connection, viewer: str | None) -> View:
     """The keyword indexes' statistics over what `viewer` may see (None: the person, who sees all).
 
-    Finding the memories hidden from a client reads every memory, so a connection keeps what it found
-    until the keyword indexes change: a memory is added, changed or removed with its index rows in one
-    transaction, and FTS5 rewrites each index's structure record whenever a transaction changes the
+    Finding the memories hidden from a client reads every private memory, so a connection keeps what it
+    found until the keyword indexes change: a memory is added, changed or removed with its index rows in
+    one transaction, and FTS5 rewrites each index's structure record whenever a transaction changes the
     index (commits that only count accesses leave it as it is). The connection's own change count
-    covers what it writes inside its transaction, before that record is written."""
-    key = (_index_state(db), db.total_changes(), viewer)
-    known = _views.setdefault(db, {})
-    if key not in known:
-        for old in [k for k in known if k[:2] != key[:2]]:  # only the current state is worth keeping
-            del known[old]
+    covers what it writes inside its transaction, before that record is written. Every client that keeps
+    no private memory has every private memory hidden, so those clients share one view: a warm-up as one
+    of them serves all."""
+    state = (_index_state(db), db.total_changes())
+    kept = _views.get(db)
+    if kept is None or kept.state != state:  # only the current state is worth keeping
+        kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)))
+    seen_as = viewer if viewer is None or viewer in kept.owners else _KEEPS_NO_PRIVATE
+    found = kept.views.get(seen_as)
+    if found is None:
         hidden = (
             []
             if viewer is None
@@ -194,13 +198,21 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
             ]
         )
         words, trigram = (_statistics(db, table, hidden) for table in TABLES)
-        known[key] = View(words, trigram, np.array(sorted(hidden), dtype=np.int64))
-    return known[key]
+        found = kept.views[seen_as] = View(words, trigram, np.array(sorted(hidden), dtype=np.int64))
+    return found
 
 
-_views: weakref.WeakKeyDictionary[apsw.Connection, dict[tuple[bytes, int, str | None], View]] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass
+class _Kept:
+    """A connection's views at one state of the keyword indexes."""
+
+    state: tuple[bytes, int]  # the indexes' records and the connection's change count
+    owners: frozenset[str]  # the clients that keep private memories
+    views: dict[object, View] = field(default_factory=dict)  # by viewer (None, an owner, or _KEEPS_NO_PRIVATE)
+
+
+_KEEPS_NO_PRIVATE = object()  # the key of the view shared by every client that keeps no private memory
+_views: weakref.WeakKeyDictionary[apsw.Connection, _Kept] = weakref.WeakKeyDictionary()
 
 # FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
 # structure (its segments and a write counter), rewritten whenever a transaction changes the index.

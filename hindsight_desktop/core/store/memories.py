@@ -356,12 +356,7 @@ def hidden_from(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]
     (a small part of the file): looking each row up read pages from all over the memories table."""
     if not rowids:
         return set()
-    owners = [
-        str(name)
-        for (name,) in db.execute(
-            f"{_PRIVATE_OWNERS} SELECT name FROM owner WHERE name IS NOT NULL AND name != ?", (viewer,)
-        )
-    ]
+    owners = [name for name in private_owners(db) if name != viewer]
     if not owners:
         return set()
     named = owners if len(owners) <= SEEK_OWNERS else None
@@ -370,6 +365,11 @@ def hidden_from(db: apsw.Connection, rowids: list[int], viewer: str) -> set[int]
         args = (*named, *chunk) if named is not None else (viewer, *chunk)
         hidden.update(int(r) for (r,) in db.execute(hidden_sql(len(chunk), named), args))
     return hidden
+
+
+def private_owners(db: apsw.Connection) -> list[str]:
+    """The clients that keep private memories, in name order (one index seek each)."""
+    return [str(name) for (name,) in db.execute(f"{_PRIVATE_OWNERS} SELECT name FROM owner WHERE name IS NOT NULL")]
 
 
 def hidden_sql(count: int, owners: list[str] | None) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from hindsight_desktop.core.clients import ClientBook
 from hindsight_desktop.core.engine import MemoryEngine
-from hindsight_desktop.core.index import vector_codes
+from hindsight_desktop.core.index import keyword_stats, vector_codes
 from hindsight_desktop.core.index.vector_cache import EXACT_BELOW
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.store.vectors import VectorIndex, register_model
@@ -97,6 +98,20 @@ def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embed
         engine.warm_up_in_background().join(timeout=60)
         assert len(engine.parts.vectors.cache) == 2
         assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest
+
+
+def test_warm_up_reads_every_viewer_s_keyword_statistics(tmp_path, embedder):
+    with MemoryEngine(tmp_path, embedder=embedder) as first:
+        first.write("The spare key is under the blue pot.", client="cursor", scope="private", explicit=True)
+        first.write("Lena's flight is LH 1234.", client="claude", explicit=True)
+    with MemoryEngine(tmp_path, embedder=embedder) as engine:
+        engine.warm_up()
+        with engine.store.read() as db:  # the pool's most recently used connection: the warm-up's
+            kept = keyword_stats._views[db]
+            assert set(kept.views) == {None, "cursor", keyword_stats._KEEPS_NO_PRIVATE}
+            assert keyword_stats.view(db, "claude") is kept.views[keyword_stats._KEEPS_NO_PRIVATE]
+        assert engine.stats()["searches"] == 0
+        assert "warm-up-0" not in ClientBook.of(engine).writers()  # no search or name recorded
 
 
 def test_hidden_rows_change_nothing_the_asker_gets(tmp_path):
