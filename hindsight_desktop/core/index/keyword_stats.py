@@ -5,7 +5,8 @@ whole index's average length. Other clients' private memories are rows of that i
 client's scores moved when another client privately wrote one of its words, and told it that someone
 had. Here a viewer's statistics leave out the rows hidden from it: the index's row count, total length
 and each phrase's row count, less those of the hidden rows (asked of FTS5 and its tables at search
-time, so nothing is kept at write time that could drift).
+time; the rows' lengths come from arrays kept across this process's writes, row_lengths.py, which are
+used only while they add up to FTS5's own totals).
 
 When nothing is hidden from the viewer (the person, or a client while no other keeps private
 memories) these are FTS5's own statistics and FTS5 ranks in C. Otherwise FTS5's formula is computed with
@@ -25,8 +26,9 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from hindsight_desktop.core.index import postings
+from hindsight_desktop.core.index import postings, row_lengths
 from hindsight_desktop.core.index.postings import Posting
+from hindsight_desktop.core.index.row_lengths import index_state
 from hindsight_desktop.core.store import memories, values
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
@@ -46,6 +48,8 @@ class Statistics:
     tokens: int  # their total length in tokens
     hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
     hidden_rows: np.ndarray = field(compare=False, repr=False)  # the same rowids, sorted
+    # Every row's length by rowid, kept across writes (row_lengths.py); None: read per posting from FTS5.
+    lengths: np.ndarray | None = field(default=None, compare=False, repr=False)
     # Each phrase's count and posting, kept as long as these statistics are (they go when the index changes).
     _documents: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
     _postings: dict[str, Posting | None] = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -108,7 +112,7 @@ class Statistics:
         if phrase not in self._postings:
             if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
                 self._postings.clear()
-            found = postings.read(db, self.table, phrase)
+            found = postings.read(db, self.table, phrase, self.lengths)
             self._postings[phrase] = None if found is None else self._visible(found)
         return self._postings[phrase]
 
@@ -182,24 +186,27 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     covers what it writes inside its transaction, before that record is written. Every client that keeps
     no private memory has every private memory hidden, so those clients share one view: a warm-up as one
     of them serves all."""
-    state = (_index_state(db), db.total_changes())
+    state = (index_state(db), db.total_changes())
     kept = _views.get(db)
     if kept is None or kept.state != state:  # only the current state is worth keeping
         kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)))
     seen_as = viewer if viewer is None or viewer in kept.owners else _KEEPS_NO_PRIVATE
     found = kept.views.get(seen_as)
     if found is None:
-        hidden = (
-            []
-            if viewer is None
-            else [
-                int(r)
-                for (r,) in db.execute("SELECT rowid FROM memories WHERE scope = 'private' AND client != ?", (viewer,))
-            ]
-        )
-        words, trigram = (_statistics(db, table, hidden) for table in TABLES)
-        found = kept.views[seen_as] = View(words, trigram, np.array(sorted(hidden), dtype=np.int64))
+        hidden = _private_of_others(db, viewer) if viewer is not None else np.zeros(0, dtype=np.int64)
+        words, trigram = (_statistics(db, table, hidden, state[0]) for table in TABLES)
+        found = kept.views[seen_as] = View(words, trigram, hidden)
     return found
+
+
+def _private_of_others(db: apsw.Connection, viewer: str) -> np.ndarray:
+    """The rowids of other clients' private memories, sorted (one row back, built in C)."""
+    row = db.execute(
+        "SELECT group_concat(rowid, ',') FROM memories WHERE scope = 'private' AND client != ?", (viewer,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return np.zeros(0, dtype=np.int64)
+    return np.sort(np.array(json.loads(f"[{row[0]}]"), dtype=np.int64))
 
 
 @dataclass
@@ -214,43 +221,44 @@ class _Kept:
 _KEEPS_NO_PRIVATE = object()  # the key of the view shared by every client that keeps no private memory
 _views: weakref.WeakKeyDictionary[apsw.Connection, _Kept] = weakref.WeakKeyDictionary()
 
-# FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
-# structure (its segments and a write counter), rewritten whenever a transaction changes the index.
-_AVERAGES_ID, _STRUCTURE_ID = 1, 10
 
-
-def _index_state(db: apsw.Connection) -> bytes:
-    """Both keyword indexes' averages and structure records, as one value that changes with either index."""
-    state = b""
-    for table in TABLES:
-        for _, block in db.execute(
-            f"SELECT id, block FROM {table}_data WHERE id IN (?, ?) ORDER BY id", (_AVERAGES_ID, _STRUCTURE_ID)
-        ):
-            state += len(block).to_bytes(4, "little") + bytes(block)
-    return state
-
-
-def _statistics(db: apsw.Connection, table: str, hidden: list[int]) -> Statistics:
+def _statistics(db: apsw.Connection, table: str, hidden: np.ndarray, state: bytes) -> Statistics:
     _register(db)
     # Asked of FTS5 itself, not read from its averages record: that is written only at commit, and a
     # write transaction may search what it has just added.
     row = db.execute(f"SELECT {ROWS}({table}), {TOKENS}({table}) FROM {table} LIMIT 1").fetchone()
     rows, tokens = (int(row[0]), int(row[1])) if row else (0, 0)
-    inside = np.zeros(0, dtype=np.int64)
-    hidden_tokens = 0
-    if hidden:
-        # One row back, built in C, the lengths decoded together (postings.varints), not row by row in Python.
-        row = db.execute(
-            "SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) "
-            f"FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(hidden),),
-        ).fetchone()
-        if row is not None and row[2]:
-            ids, sizes, found = row
-            assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(found, int)
-            inside = np.sort(np.array(json.loads(f"[{ids}]"), dtype=np.int64))  # only the sum of lengths is kept
-            hidden_tokens = int(postings.varints(bytes.fromhex(sizes), found).sum())
-    return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside.tolist()), inside)
+    ledger = row_lengths.ledger_of(db)
+    # Only a viewer with hidden rows scores over postings; the others' searches are FTS5's own.
+    lengths = ledger.lengths(db, table, state, rows, tokens) if ledger is not None and len(hidden) else None
+    inside, hidden_tokens = _hidden_rows(db, table, hidden, lengths)
+    return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside.tolist()), inside, lengths)
+
+
+def _hidden_rows(
+    db: apsw.Connection, table: str, hidden: np.ndarray, lengths: np.ndarray | None
+) -> tuple[np.ndarray, int]:
+    """Those of the hidden rowids (sorted) the index holds, and their lengths' sum."""
+    if not len(hidden):
+        return np.zeros(0, dtype=np.int64), 0
+    if lengths is not None:
+        found = np.full(len(hidden), np.nan)
+        within = hidden < len(lengths)
+        found[within] = lengths[hidden[within]]
+        held = ~np.isnan(found)
+        return hidden[held], int(found[held].sum())
+    # One row back, built in C, the lengths decoded together (postings.varints), not row by row in Python.
+    row = db.execute(
+        "SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) "
+        f"FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(hidden.tolist()),),
+    ).fetchone()
+    if row is None or not row[2]:
+        return np.zeros(0, dtype=np.int64), 0
+    ids, sizes, found_rows = row
+    assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(found_rows, int)
+    inside = np.sort(np.array(json.loads(f"[{ids}]"), dtype=np.int64))  # only the sum of lengths is kept
+    return inside, int(postings.varints(bytes.fromhex(sizes), found_rows).sum())
 
 
 def _visible_bm25(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> float:

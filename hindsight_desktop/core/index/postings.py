@@ -32,15 +32,20 @@ class Posting:
         return len(self.rowids)
 
 
-def read(db: apsw.Connection, table: str, phrase: str) -> Posting | None:
+def read(db: apsw.Connection, table: str, phrase: str, lengths: np.ndarray | None = None) -> Posting | None:
     """The posting of an FTS5 string (`keyword.quote`'s form) in `table`, or None when the table's
     tokenizer does not make it exactly one token or the connection has no instance table
-    (`create_instance_tables`)."""
+    (`create_instance_tables`). `lengths`: every row's length by rowid (row_lengths.py), to take them
+    from rather than from a seek of %_docsize per occurrence."""
     token = _one_token(db, table, _unquote(phrase))
     if token is None or not _has_instance_tables(db):
         return None
     if table not in TABLES:
         raise ValueError(f"{table} is not a keyword index")
+    if lengths is not None:
+        found = _counted(db, table, token, lengths)
+        if found is not None:
+            return found
     # One row back, built in C: a common term holds tens of thousands of rows, too many to step through here.
     # One row per occurrence, as the instance table gives them: grouping them per row in SQL (a temporary
     # B-tree for the GROUP BY and one per ordered group_concat) cost three times the read itself
@@ -52,14 +57,60 @@ def read(db: apsw.Connection, table: str, phrase: str) -> Posting | None:
         (token,),
     ).fetchone()
     if row is None or not row[2]:
-        empty = np.zeros(0)
-        return Posting(np.zeros(0, dtype=np.int64), empty, empty)
+        return _EMPTY
     docs, sizes, total = row
     assert isinstance(docs, str) and isinstance(sizes, str) and isinstance(total, int)
     occurrences = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
     rowids, first, counts = np.unique(occurrences, return_index=True, return_counts=True)
-    lengths = varints(bytes.fromhex(sizes), total)[first]
-    return Posting(rowids, counts.astype(np.float64), lengths)
+    return Posting(rowids, counts.astype(np.float64), varints(bytes.fromhex(sizes), total)[first])
+
+
+def _counted(db: apsw.Connection, table: str, token: str, lengths: np.ndarray) -> Posting | None:
+    """The posting with its rows' lengths taken from `lengths`; None if a row has none there (then the
+    array is not of this snapshot, and the lengths are read as before)."""
+    row = db.execute(
+        f"SELECT group_concat(doc, ','), count(*) FROM temp.{table}_instances WHERE term = ?", (token,)
+    ).fetchone()
+    if row is None or not row[1]:
+        return _EMPTY
+    docs = row[0]
+    assert isinstance(docs, str)
+    rowids, counts = np.unique(np.array(json.loads(f"[{docs}]"), dtype=np.int64), return_counts=True)
+    if rowids[-1] >= len(lengths):
+        return None
+    found = lengths[rowids]
+    if np.isnan(found).any():
+        return None
+    return Posting(rowids, counts.astype(np.float64), found)
+
+
+_EMPTY = Posting(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+
+
+def lengths_of(db: apsw.Connection, table: str, rowids: np.ndarray) -> np.ndarray:
+    """Each row's length in tokens from the index's %_docsize table, in the order asked; NaN for a rowid
+    the index does not hold."""
+    if table not in TABLES:
+        raise ValueError(f"{table} is not a keyword index")
+    found = np.full(len(rowids), np.nan)
+    if not len(rowids):
+        return found
+    row = db.execute(
+        f"SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) FROM {table}_docsize "
+        "WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(rowids.tolist()),),
+    ).fetchone()
+    if row is None or not row[2]:
+        return found
+    ids, sizes, count = row
+    assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int)
+    held = np.array(json.loads(f"[{ids}]"), dtype=np.int64)
+    order = np.argsort(held)
+    held, lengths = held[order], varints(bytes.fromhex(sizes), count)[order]
+    at = np.minimum(np.searchsorted(held, rowids), len(held) - 1)
+    there = held[at] == rowids
+    found[there] = lengths[at[there]]
+    return found
 
 
 def varints(data: bytes, count: int) -> np.ndarray:

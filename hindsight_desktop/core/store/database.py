@@ -18,7 +18,7 @@ from pathlib import Path
 import apsw
 
 from hindsight_desktop.core.errors import EncryptionError, HindsightError, InvalidInput
-from hindsight_desktop.core.index import postings
+from hindsight_desktop.core.index import postings, row_lengths
 from hindsight_desktop.core.keys.opener import Opened, open_key
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.private_files import create_private, private_dir
@@ -73,8 +73,11 @@ class Store:
         self._pragma("journal_mode", "WAL")
         for name, value in (("foreign_keys", "ON"), ("synchronous", "NORMAL"), ("secure_delete", "ON")):
             self._pragma(name, value)
+        # The keyword indexes' row lengths, kept in memory across this process's writes (row_lengths.py).
+        self.row_lengths = row_lengths.Ledger()
         self.readers = ReaderPool(self._connect_reader, readers)  # opens nothing until the first read
         self._migrate()
+        self.row_lengths.watch(self.db)  # after the migrations, which may rebuild the indexes
 
     @property
     def key(self) -> bytes | None:
@@ -93,6 +96,7 @@ class Store:
         # writer; refused outright, it is a clear error. (WAL mode is a property of the file.)
         for name, value in (("foreign_keys", "ON"), ("query_only", "ON"), ("cache_size", str(-READER_CACHE_KIB))):
             db.execute(f"PRAGMA {name}={value}").fetchall()
+        row_lengths.attach(db, self.row_lengths)
         return db
 
     def _pragma(self, name: str, value: str) -> None:
@@ -170,8 +174,17 @@ class Store:
                 raise
             else:
                 self.db.execute("COMMIT")
+                self._committed()
             finally:
                 self._writer = None
+
+    def _committed(self) -> None:
+        """What the commit changed in the keyword indexes, recorded for the readers' row lengths. The
+        write has landed: a failure here only means the readers read the lengths again."""
+        try:
+            self.row_lengths.committed(self.db)
+        except apsw.Error:
+            self.row_lengths.forget()
 
     def _begin_immediate(self) -> None:
         # The busy handler normally waits; this loop is a second line for the rare BUSY it cannot wait out

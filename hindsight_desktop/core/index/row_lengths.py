@@ -1,0 +1,202 @@
+"""Every row's length in each keyword index, kept in memory across this process's own writes.
+
+BM25 needs the length of every row a term is in, and a viewer's statistics the lengths of the rows
+hidden from it. Read from FTS5's %_docsize table, a seek per row, that is most of what a common term's
+posting costs and most of a viewer's statistics (bench/NOTES.md), and both were read again after every
+write. Here each index's lengths are read once into an array by rowid and moved forward with this
+process's writes:
+
+- the writer connection's update hook sees FTS5 write its %_docsize rows, so the rowids each write
+  touched are known; after each commit they are recorded against the state of the indexes the commit
+  left (`index_state`, the records FTS5 rewrites whenever an index changes);
+- a read connection whose snapshot is at a recorded state reads again only the lengths of the rows
+  changed since the kept array's state.
+
+Anything else means a full read: another connection's commit (seen through PRAGMA data_version, which
+moves with every commit but the connection's own), a state that was never recorded, or an array whose
+row count or token total differs from FTS5's own (checked on every use).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.index import postings
+
+TABLES = postings.TABLES
+_DOCSIZE = {f"{table}_docsize": table for table in TABLES}
+_CHAIN = 512  # recorded states kept; an array older than the oldest is read again in full
+# A patch reads each changed row's length (a seek each); past this share of the rows a full read is cheaper.
+_PATCH_SHARE = 0.25
+
+# FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
+# structure (its segments and a write counter), rewritten whenever a transaction changes the index.
+_AVERAGES_ID, _STRUCTURE_ID = 1, 10
+
+
+def index_state(db: apsw.Connection) -> bytes:
+    """Both keyword indexes' averages and structure records, as one value that changes with either index."""
+    state = b""
+    for table in TABLES:
+        for _, block in db.execute(
+            f"SELECT id, block FROM {table}_data WHERE id IN (?, ?) ORDER BY id", (_AVERAGES_ID, _STRUCTURE_ID)
+        ):
+            state += len(block).to_bytes(4, "little") + bytes(block)
+    return state
+
+
+@dataclass(frozen=True)
+class _Kept:
+    state: bytes  # the indexes' state the lengths are of
+    lengths: np.ndarray  # float64 by rowid; NaN for a rowid the index does not hold
+    rows: int  # rowids with a length
+    tokens: float  # their lengths' sum (exact: whole numbers far below 2^53)
+
+
+class Ledger:
+    """What this process's writer changed in the keyword indexes, and the arrays kept from it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[str, set[int]] = {table: set() for table in TABLES}
+        # The recorded states of this run of the writer's own commits, oldest first, each with the rowids
+        # (per index) changed since the state before it.
+        self._chain: list[tuple[bytes, dict[str, frozenset[int]]]] = []
+        self._data_version: int | None = None
+        self._kept: dict[str, _Kept] = {}
+
+    def watch(self, writer: apsw.Connection) -> None:
+        """Follow the writer connection's changes from now on."""
+        writer.set_update_hook(self._changed)
+        with self._lock:
+            self._data_version = _data_version(writer)
+            self._chain = [(index_state(writer), {})]
+
+    def _changed(self, _op: int, database: str, table: str, rowid: int) -> None:
+        index = _DOCSIZE.get(table) if database == "main" else None
+        if index is not None:
+            self._pending[index].add(rowid)
+
+    def committed(self, writer: apsw.Connection) -> None:
+        """Record the state the writer's commit left (called right after it, in the writer's lock). A state
+        read after another connection's commit starts a new run: its changes were not seen."""
+        if self._data_version is None:
+            return  # not watching yet (the schema's migrations at open)
+        state = index_state(writer)
+        version = _data_version(writer)  # after the state: a commit in between shows here
+        with self._lock:
+            if self._chain and state == self._chain[-1][0] and version == self._data_version:
+                return  # the indexes did not change (the rowids stay pending: a superset is harmless)
+            pending, self._pending = self._pending, {table: set() for table in TABLES}
+            if version != self._data_version or not self._chain:
+                self._chain = [(state, {})]
+                self._data_version = version
+                return
+            self._chain.append((state, {table: frozenset(rows) for table, rows in pending.items()}))
+            del self._chain[:-_CHAIN]
+
+    def forget(self) -> None:
+        """Start over: no recorded state, so every kept array is read again in full when next used."""
+        with self._lock:
+            self._chain = []
+
+    def lengths(self, db: apsw.Connection, table: str, state: bytes, rows: int, tokens: int) -> np.ndarray | None:
+        """Every row's length in `table` as `db`'s snapshot holds them (at `state`, with FTS5's `rows` and
+        `tokens` totals), by rowid; None when they cannot be had consistently."""
+        with self._lock:
+            kept = self._kept.get(table)
+            changed = None if kept is None else self._changed_between(kept.state, state, table)
+        if kept is not None and kept.state == state and (kept.rows, kept.tokens) == (rows, tokens):
+            return kept.lengths
+        found = None
+        if kept is not None and changed is not None and len(changed) <= _PATCH_SHARE * max(kept.rows, 1):
+            found = _patched(db, table, kept, changed)
+        if found is None or (found.rows, found.tokens) != (rows, tokens):
+            found = _read_all(db, table)
+        if (found.rows, found.tokens) != (rows, tokens):
+            return None  # not this snapshot's (a write of this connection's own, not yet committed)
+        kept_now = _Kept(state, found.lengths, found.rows, found.tokens)
+        with self._lock:
+            self._kept[table] = kept_now
+        return kept_now.lengths
+
+    def _changed_between(self, older: bytes, newer: bytes, table: str) -> frozenset[int] | None:
+        """The rowids of `table` changed from state `older` to `newer`, None when that is not known."""
+        states = [state for state, _ in self._chain]
+        if older not in states or newer not in states:
+            return None
+        first, last = states.index(older), states.index(newer)
+        if first > last:
+            return None
+        changed: set[int] = set()
+        for _, rows in self._chain[first + 1 : last + 1]:
+            changed.update(rows.get(table, ()))
+        return frozenset(changed)
+
+
+def _data_version(db: apsw.Connection) -> int:
+    row = db.execute("PRAGMA data_version").fetchone()
+    assert row is not None  # a pragma that always answers
+    return int(row[0])
+
+
+@dataclass(frozen=True)
+class _Found:
+    lengths: np.ndarray
+    rows: int
+    tokens: float
+
+
+def _found(lengths: np.ndarray) -> _Found:
+    held = ~np.isnan(lengths)
+    return _Found(lengths, int(held.sum()), float(lengths[held].sum()))
+
+
+def _read_all(db: apsw.Connection, table: str) -> _Found:
+    """Every row's length, in one row built in C and decoded at once (postings.varints)."""
+    row = db.execute(
+        f"SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*), max(id) FROM {table}_docsize"
+    ).fetchone()
+    if row is None or not row[2]:
+        return _found(np.full(1, np.nan))
+    ids, sizes, count, top = row
+    assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int) and isinstance(top, int)
+    lengths = np.full(top + 1, np.nan)
+    lengths[np.array(json.loads(f"[{ids}]"), dtype=np.int64)] = postings.varints(bytes.fromhex(sizes), count)
+    return _found(lengths)
+
+
+def _patched(db: apsw.Connection, table: str, kept: _Kept, changed: frozenset[int]) -> _Found:
+    """The kept lengths with the changed rows read again (a copy: other readers may hold the old one)."""
+    rowids = np.array(sorted(changed), dtype=np.int64)
+    top = int(rowids[-1]) if len(rowids) else 0
+    lengths = np.full(max(len(kept.lengths), top + 1), np.nan)
+    lengths[: len(kept.lengths)] = kept.lengths
+    if not len(rowids):
+        return _Found(lengths, kept.rows, kept.tokens)
+    before = lengths[rowids]
+    after = postings.lengths_of(db, table, rowids)
+    lengths[rowids] = after
+    was, now = ~np.isnan(before), ~np.isnan(after)
+    rows = kept.rows - int(was.sum()) + int(now.sum())
+    tokens = kept.tokens - float(before[was].sum()) + float(after[now].sum())
+    return _Found(lengths, rows, tokens)
+
+
+_ledgers: weakref.WeakKeyDictionary[apsw.Connection, Ledger] = weakref.WeakKeyDictionary()
+
+
+def attach(reader: apsw.Connection, ledger: Ledger) -> None:
+    """Let a read connection's searches use the ledger's arrays."""
+    _ledgers[reader] = ledger
+
+
+def ledger_of(db: apsw.Connection) -> Ledger | None:
+    """The ledger of a read connection (None for the writer and connections of no store)."""
+    return _ledgers.get(db)

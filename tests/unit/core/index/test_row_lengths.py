@@ -1,0 +1,152 @@
+"""The row lengths kept across writes give exactly what reading them from FTS5 gives: after every kind of
+change (a new memory, a forgotten one, new words for one, a change of who sees it, a rolled-back write,
+another connection's write), each viewer's statistics and keyword results equal those of a connection
+that reads every length from %_docsize, and own writes are followed by reading only what changed."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+from support.store import insert_indexed
+
+from hindsight_desktop.core.index import keyword, keyword_stats, postings, row_lengths
+from hindsight_desktop.core.store.connections import open_connection
+from hindsight_desktop.core.store.database import Store
+
+WHEN = datetime(2026, 5, 1, tzinfo=UTC)
+WORDS = ["ramen", "Lisbon", "coffee", "tea", "dentist", "Priya", "flight", "garden", "朵朵", "钢琴", "杭州", "老师"]
+QUESTIONS = ["ramen in Lisbon", "coffee or tea", "Priya's dentist", "flight Lisbon Priya", "朵朵的钢琴老师", "杭州"]
+VIEWERS = [None, "me", "other", "nobody"]
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randrange(1, 12))) + f" n{rng.randrange(10**6)}"
+
+
+def _reference(path, key):
+    """A connection of no store: its statistics read every length from FTS5, as before the ledger."""
+    db = open_connection(path, key)
+    postings.create_instance_tables(db)
+    return db
+
+
+def _same_everywhere(store: Store) -> None:
+    plain = _reference(store.path, store.key)
+    try:
+        with store.read() as db:
+            assert row_lengths.ledger_of(db) is store.row_lengths
+            plain.execute("BEGIN")
+            for viewer in VIEWERS:
+                kept, fresh = keyword_stats.view(db, viewer), keyword_stats.view(plain, viewer)
+                # The lengths serve the viewers with hidden rows (the others' searches are FTS5's own).
+                assert (kept.words.lengths is not None) == bool(len(kept.hidden)) and fresh.words.lengths is None
+                for got, want in ((kept.words, fresh.words), (kept.trigram, fresh.trigram)):
+                    assert (got.rows, got.tokens, got.hidden) == (want.rows, want.tokens, want.hidden)
+                for question in QUESTIONS:
+                    assert keyword.search(db, question, 20, kept) == keyword.search(plain, question, 20, fresh)
+            plain.execute("COMMIT")
+    finally:
+        plain.close()
+
+
+def _write(store: Store, rng: random.Random, rowids: list[int]) -> None:
+    """One random change through the store's writer."""
+    with store.write() as db:
+        kind = rng.choice(["add", "add", "forget", "reindex", "scope"] if rowids else ["add"])
+        if kind == "add":
+            rowid = insert_indexed(db, _text(rng), WHEN)
+            if rng.random() < 0.3:
+                db.execute(
+                    "UPDATE memories SET scope = 'private', client = ? WHERE rowid = ?",
+                    (rng.choice(["me", "other"]), rowid),
+                )
+            rowids.append(rowid)
+        elif kind == "forget":
+            rowid = rowids.pop(rng.randrange(len(rowids)))
+            keyword.delete(db, rowid)
+            db.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+        elif kind == "reindex":  # new words for the same rowid, of another length
+            rowid = rng.choice(rowids)
+            keyword.delete(db, rowid)
+            keyword.add(db, rowid, _text(rng), [], WHEN)
+        else:  # a change of scope re-indexes the words (write/edit.py)
+            rowid = rng.choice(rowids)
+            (text,) = db.execute("SELECT content FROM memories WHERE rowid = ?", (rowid,)).fetchone()
+            scope = rng.choice(["private", "shared"])
+            db.execute("UPDATE memories SET scope = ?, client = 'other' WHERE rowid = ?", (scope, rowid))
+            keyword.delete(db, rowid)
+            keyword.add(db, rowid, text, [], WHEN)
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "m.sqlite3", encrypt=False)
+    rng = random.Random(3)
+    rowids: list[int] = []
+    for _ in range(30):
+        _write(store, rng, rowids)
+    store.rowids = rowids  # type: ignore[attr-defined]
+    yield store
+    store.close()
+
+
+def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeypatch):
+    rng = random.Random(8)
+    full_reads: list[str] = []
+    read_all = row_lengths._read_all
+    monkeypatch.setattr(row_lengths, "_read_all", lambda db, table: full_reads.append(table) or read_all(db, table))
+    _same_everywhere(store)
+    assert sorted(full_reads) == sorted(postings.TABLES)  # the first use reads each index once
+    for _ in range(40):
+        _write(store, rng, store.rowids)
+        _same_everywhere(store)
+    assert len(full_reads) == 2  # every write after that was patched in
+
+
+def test_a_write_of_another_connection_is_read_in_full_and_still_equal(store, monkeypatch):
+    rng = random.Random(9)
+    _same_everywhere(store)
+    other = Store(store.path, encrypt=False)
+    full_reads: list[str] = []
+    read_all = row_lengths._read_all
+    monkeypatch.setattr(row_lengths, "_read_all", lambda db, table: full_reads.append(table) or read_all(db, table))
+    try:
+        for _ in range(6):
+            _write(other, rng, store.rowids)  # another process's write: never patched in
+            _same_everywhere(store)
+            _write(store, rng, store.rowids)
+            _same_everywhere(store)
+    finally:
+        other.close()
+    assert full_reads  # the foreign writes were read in full
+
+
+def test_a_rolled_back_write_changes_nothing_kept(store):
+    _same_everywhere(store)
+    with pytest.raises(RuntimeError):
+        with store.write() as db:
+            insert_indexed(db, "ramen ramen ramen Lisbon tea", WHEN)
+            keyword.delete(db, store.rowids[0])
+            raise RuntimeError("the write fails")
+    _same_everywhere(store)
+    _write(store, random.Random(1), store.rowids)
+    _same_everywhere(store)
+
+
+def test_an_array_whose_totals_differ_from_fts5_is_not_used(store):
+    _same_everywhere(store)
+    with store.read() as db:
+        table = postings.TABLES[0]
+        state = row_lengths.index_state(db)
+        kept = store.row_lengths._kept[table]
+        wrong = kept.lengths.copy()
+        wrong[np.flatnonzero(~np.isnan(wrong))[0]] += 1  # a length the ledger missed
+        store.row_lengths._kept[table] = row_lengths._Kept(state, wrong, kept.rows, kept.tokens + 1)
+        seen = keyword_stats.view(db, "me")  # the view of this state is kept: ask for a fresh one
+        keyword_stats._views.pop(db, None)
+        seen = keyword_stats.view(db, "me")
+        assert seen.words.lengths is not None and np.array_equal(seen.words.lengths, kept.lengths, equal_nan=True)
+    _same_everywhere(store)
