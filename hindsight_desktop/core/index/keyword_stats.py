@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from hindsight_desktop.core.index import postings, row_lengths
+from hindsight_desktop.core.index import kept_postings, postings, row_lengths
+from hindsight_desktop.core.index.kept_postings import KeptPostings
 from hindsight_desktop.core.index.postings import Posting
 from hindsight_desktop.core.index.row_lengths import index_state
 from hindsight_desktop.core.store import memories, values
@@ -50,6 +51,10 @@ class Statistics:
     hidden_rows: np.ndarray = field(compare=False, repr=False)  # the same rowids, sorted
     # Every row's length by rowid, kept across writes (row_lengths.py); None: read per posting from FTS5.
     lengths: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # A read connection's postings over every row, carried across writes (kept_postings.py), and the
+    # state of the indexes these statistics are of.
+    raw: KeptPostings | None = field(default=None, compare=False, repr=False)
+    state: bytes = field(default=b"", compare=False, repr=False)
     # Each phrase's count and posting, kept as long as these statistics are (they go when the index changes).
     _documents: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
     _postings: dict[str, Posting | None] = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -112,7 +117,10 @@ class Statistics:
         if phrase not in self._postings:
             if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
                 self._postings.clear()
-            found = postings.read(db, self.table, phrase, self.lengths)
+            if self.raw is not None:
+                found = self.raw.get(db, self.table, phrase, self.state, self.lengths)
+            else:
+                found = postings.read(db, self.table, phrase, self.lengths)
             self._postings[phrase] = None if found is None else self._visible(found)
         return self._postings[phrase]
 
@@ -232,7 +240,9 @@ def _statistics(db: apsw.Connection, table: str, hidden: np.ndarray, state: byte
     # Only a viewer with hidden rows scores over postings; the others' searches are FTS5's own.
     lengths = ledger.lengths(db, table, state, rows, tokens) if ledger is not None and len(hidden) else None
     inside, hidden_tokens = _hidden_rows(db, table, hidden, lengths)
-    return Statistics(table, rows - len(inside), tokens - hidden_tokens, json.dumps(inside.tolist()), inside, lengths)
+    hidden_json = json.dumps(inside.tolist())
+    raw = kept_postings.of(db) if lengths is not None else None
+    return Statistics(table, rows - len(inside), tokens - hidden_tokens, hidden_json, inside, lengths, raw, state)
 
 
 def _hidden_rows(

@@ -111,7 +111,8 @@ class Ledger:
         `tokens` totals), by rowid; None when they cannot be had consistently."""
         with self._lock:
             kept = self._kept.get(table)
-            changed = None if kept is None else self._changed_between(kept.state, state, table)
+        between = None if kept is None else self.changes(kept.state, state)
+        changed = None if between is None else between[table]
         if kept is not None and kept.state == state and (kept.rows, kept.tokens) == (rows, tokens):
             return kept.lengths
         found = None
@@ -126,18 +127,20 @@ class Ledger:
             self._kept[table] = kept_now
         return kept_now.lengths
 
-    def _changed_between(self, older: bytes, newer: bytes, table: str) -> frozenset[int] | None:
-        """The rowids of `table` changed from state `older` to `newer`, None when that is not known."""
-        states = [state for state, _ in self._chain]
-        if older not in states or newer not in states:
-            return None
-        first, last = states.index(older), states.index(newer)
-        if first > last:
-            return None
-        changed: set[int] = set()
-        for _, rows in self._chain[first + 1 : last + 1]:
-            changed.update(rows.get(table, ()))
-        return frozenset(changed)
+    def changes(self, older: bytes, newer: bytes) -> dict[str, frozenset[int]] | None:
+        """The rowids of each index changed from state `older` to `newer`, None when that is not known."""
+        with self._lock:
+            states = [state for state, _ in self._chain]
+            if older not in states or newer not in states:
+                return None
+            first, last = states.index(older), states.index(newer)
+            if first > last:
+                return None
+            changed: dict[str, set[int]] = {table: set() for table in TABLES}
+            for _, rows in self._chain[first + 1 : last + 1]:
+                for table, rowids in rows.items():
+                    changed[table].update(rowids)
+        return {table: frozenset(rowids) for table, rowids in changed.items()}
 
 
 def _data_version(db: apsw.Connection) -> int:

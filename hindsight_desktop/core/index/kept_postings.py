@@ -1,0 +1,110 @@
+"""Each phrase's posting over every row of an index, kept across this process's own writes.
+
+A term's posting (postings.py) is read from FTS5's instance table, a scan of every occurrence: most of a
+keyword search right after a write, when every kept posting used to be dropped. A read connection's
+views share these postings (before each viewer's hidden rows are left out), each kept with the state
+of the indexes it is of. At a later state, if the ledger (row_lengths.py) knows which rows changed in
+between, a posting asked again is the old one less those rows, plus those of them that hold the phrase
+now: one FTS5 match limited to those rowids, its counts from the phrase's offsets and its lengths from
+the kept array.
+The result is the posting a full read gives (tests/unit/core/index/test_row_lengths.py).
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+
+import apsw
+import numpy as np
+
+from hindsight_desktop.core.index import postings, row_lengths
+from hindsight_desktop.core.index.postings import Posting
+from hindsight_desktop.core.index.row_lengths import Ledger
+
+ROWS_KEPT = 400_000  # posting entries kept per connection (24 bytes each)
+_COUNT = "phrase_count"
+_UNKNOWN = object()  # not yet asked at this state (None: the phrase has no posting, several tokens)
+
+
+class KeptPostings:
+    """A read connection's postings, each with the state of the indexes it is of."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._found: dict[tuple[str, str], tuple[bytes, Posting | None]] = {}
+
+    def get(
+        self, db: apsw.Connection, table: str, phrase: str, state: bytes, lengths: np.ndarray | None
+    ) -> Posting | None:
+        """The phrase's posting over every row of `table` at `state` (db's snapshot), None when it is no
+        one token; its rows' lengths are taken from `lengths` when given."""
+        key = (table, phrase)
+        entry = self._found.get(key)
+        new: Posting | None | object = _UNKNOWN
+        if entry is not None:
+            at, old = entry
+            if at == state:
+                return old
+            if old is None:
+                new = None  # what the tokenizer makes of a phrase does not change with the rows
+            elif lengths is not None:
+                changed = self._ledger.changes(at, state)
+                if changed is not None:
+                    new = _brought_up_to_date(db, table, phrase, old, changed[table], lengths)
+        if new is _UNKNOWN:
+            new = postings.read(db, table, phrase, lengths)
+        if entry is None and sum(len(p) for _, p in self._found.values() if p is not None) >= ROWS_KEPT:
+            self._found.clear()
+        self._found[key] = (state, new)  # type: ignore[assignment]
+        return new  # type: ignore[return-value]
+
+
+_kept: weakref.WeakKeyDictionary[apsw.Connection, KeptPostings] = weakref.WeakKeyDictionary()
+
+
+def of(db: apsw.Connection) -> KeptPostings | None:
+    """A read connection's kept postings (None for the writer, whose uncommitted changes no state shows)."""
+    found = _kept.get(db)
+    if found is None:
+        ledger = row_lengths.ledger_of(db)
+        if ledger is None:
+            return None
+        found = _kept[db] = KeptPostings(ledger)
+    return found
+
+
+def _brought_up_to_date(
+    db: apsw.Connection, table: str, phrase: str, old: Posting, changed: frozenset[int], lengths: np.ndarray
+) -> Posting | object:
+    """`old` with the `changed` rows as the index holds them now; _UNKNOWN if a length is missing."""
+    if not changed:
+        return old
+    rows = np.array(sorted(changed), dtype=np.int64)
+    at = np.minimum(np.searchsorted(rows, old.rowids), len(rows) - 1)
+    kept = rows[at] != old.rowids
+    _register(db)
+    matched = db.execute(
+        f"SELECT rowid, {_COUNT}({table}) FROM {table} WHERE {table} MATCH ? "
+        "AND rowid IN (SELECT value FROM json_each(?))",
+        (phrase, json.dumps(rows.tolist())),
+    ).fetchall()
+    new_rows = np.array([r for r, _ in matched], dtype=np.int64)
+    new_counts = np.array([c for _, c in matched], dtype=np.float64)
+    if len(new_rows) and (new_rows[-1] >= len(lengths) or np.isnan(lengths[new_rows]).any()):
+        return _UNKNOWN
+    rowids = np.concatenate([old.rowids[kept], new_rows])
+    order = np.argsort(rowids, kind="stable")
+    counts = np.concatenate([old.counts[kept], new_counts])
+    found = np.concatenate([old.lengths[kept], lengths[new_rows] if len(new_rows) else np.zeros(0)])
+    return Posting(rowids[order], counts[order], found[order])
+
+
+_registered: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
+
+
+def _register(db: apsw.Connection) -> None:
+    """The phrase's occurrences in a matching row (both indexes have one column), once per connection."""
+    if db not in _registered:
+        db.register_fts5_function(_COUNT, lambda api, *_: len(api.phrase_column_offsets(0, 0)))
+        _registered.add(db)
