@@ -83,21 +83,32 @@ def _brought_up_to_date(
     rows = np.array(sorted(changed), dtype=np.int64)
     at = np.minimum(np.searchsorted(rows, old.rowids), len(rows) - 1)
     kept = rows[at] != old.rowids
-    _register(db)
-    matched = db.execute(
-        f"SELECT rowid, {_COUNT}({table}) FROM {table} WHERE {table} MATCH ? "
-        "AND rowid IN (SELECT value FROM json_each(?))",
-        (phrase, json.dumps(rows.tolist())),
-    ).fetchall()
+    matched = _matches(db, table, phrase, rows)
+    if not matched and kept.all():
+        return old  # no changed row holds the phrase, before or now
     new_rows = np.array([r for r, _ in matched], dtype=np.int64)
-    new_counts = np.array([c for _, c in matched], dtype=np.float64)
     if len(new_rows) and (new_rows[-1] >= len(lengths) or np.isnan(lengths[new_rows]).any()):
         return _UNKNOWN
-    rowids = np.concatenate([old.rowids[kept], new_rows])
-    order = np.argsort(rowids, kind="stable")
-    counts = np.concatenate([old.counts[kept], new_counts])
-    found = np.concatenate([old.lengths[kept], lengths[new_rows] if len(new_rows) else np.zeros(0)])
-    return Posting(rowids[order], counts[order], found[order])
+    rowids, counts, found = old.rowids[kept], old.counts[kept], old.lengths[kept]
+    places = np.searchsorted(rowids, new_rows)  # the changed rows are not among those kept
+    return Posting(
+        np.insert(rowids, places, new_rows),
+        np.insert(counts, places, np.array([c for _, c in matched], dtype=np.float64)),
+        np.insert(found, places, lengths[new_rows]),
+    )
+
+
+_ONE_BY_ONE = 16  # changed rows up to which each is one seek of the phrase's rows (rowid = ?)
+
+
+def _matches(db: apsw.Connection, table: str, phrase: str, rows: np.ndarray) -> list[tuple[int, int]]:
+    """Those of `rows` (ascending) that hold the phrase, with its count in each, ascending."""
+    _register(db)
+    sql = f"SELECT rowid, {_COUNT}({table}) FROM {table} WHERE {table} MATCH ? AND "
+    if len(rows) <= _ONE_BY_ONE:
+        return [(int(r), int(c)) for row in rows.tolist() for r, c in db.execute(sql + "rowid = ?", (phrase, row))]
+    found = db.execute(sql + "rowid IN (SELECT value FROM json_each(?))", (phrase, json.dumps(rows.tolist())))
+    return [(int(r), int(c)) for r, c in found]
 
 
 _registered: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from support.store import insert_indexed
 
-from hindsight_desktop.core.index import keyword, keyword_stats, postings, row_lengths
+from hindsight_desktop.core.index import kept_postings, keyword, keyword_stats, postings, row_lengths
 from hindsight_desktop.core.store.connections import open_connection
 from hindsight_desktop.core.store.database import Store
 
@@ -94,7 +94,9 @@ def store(tmp_path):
     store.close()
 
 
-def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeypatch):
+@pytest.mark.parametrize("one_by_one", [16, 0])  # the changed rows sought one by one, or as one list
+def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeypatch, one_by_one):
+    monkeypatch.setattr(kept_postings, "_ONE_BY_ONE", one_by_one)
     rng = random.Random(8)
     full_reads: list[str] = []
     read_all = row_lengths._read_all
@@ -139,11 +141,10 @@ def test_a_write_of_another_connection_is_read_in_full_and_still_equal(store, mo
 
 def test_a_rolled_back_write_changes_nothing_kept(store):
     _same_everywhere(store)
-    with pytest.raises(RuntimeError):
-        with store.write() as db:
-            insert_indexed(db, "ramen ramen ramen Lisbon tea", WHEN)
-            keyword.delete(db, store.rowids[0])
-            raise RuntimeError("the write fails")
+    with pytest.raises(RuntimeError), store.write() as db:
+        insert_indexed(db, "ramen ramen ramen Lisbon tea", WHEN)
+        keyword.delete(db, store.rowids[0])
+        raise RuntimeError("the write fails")
     _same_everywhere(store)
     _write(store, random.Random(1), store.rowids)
     _same_everywhere(store)
