@@ -7,7 +7,9 @@ words, ranks first. At recall the question says what is asked, so a pair is take
 attribute when:
 - the newer says that something the older speaks of changed (a change said in a statement, in a clause
   that shares a subject word with the older), or, said without a change word, it answers the question
-  alike in words and in meaning (KEYWORD_TIE, VECTOR_TIE of the older's keyword and vector evidence),
+  alike in words and in meaning (KEYWORD_TIE, VECTOR_TIE of the older's keyword and vector evidence;
+  or, in words, it holds every term of the question the older holds, in any of their forms: "practises"
+  is "practice"),
 - both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
   is ranked at most GAP places below it),
 - they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to
@@ -19,8 +21,10 @@ left as ranked.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import apsw
@@ -28,6 +32,7 @@ import numpy as np
 
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.store import memories
+from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.write import gate_language as lang
 from hindsight_desktop.core.write.gate_change import about_same_thing, subject_terms
 from hindsight_desktop.core.write.gate_rules import read_cues
@@ -50,6 +55,15 @@ ALIKE = 0.6
 # ...and be at most this many places below it: a near tie, which the date decides. A newer answer far
 # below is left where the scores put it (in a conversation, many turns say "new" or "moved").
 GAP = 2
+# Two forms of one English word share all but the last few letters ("practice" / "practises", "coffee" /
+# "coffees"), at least FORM_PREFIX of them, and the shorter has at most FORM_SLACK letters beyond them;
+# the keyword index matches whole forms only.
+FORM_PREFIX = 4
+FORM_SLACK = 2
+# The question's terms count as word evidence (`_covered`) when the older holds at least this many...
+MIN_TERMS = 2
+# ...leaving out those that this share of the results or more hold (`_distinguishing`).
+COMMON_SHARE = 0.5
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used\s+to|ago|before|previous(?:ly)?|originally|formerly|former|old|first|last)\b"
     r"|以前|之前|原来|原先|当时|过去|曾经|上次|最早|一开始|旧的|老的|的时候|上个?月|上周|上星期|去年|昨天|前天"
@@ -76,25 +90,34 @@ def newer_first(
         return []
     head = ranked[:window]
     able = [i for i, r in enumerate(head) if r.cand.status == "active" and r.cand.says_something]
+    close = _close_pairs(parts, db, head, able)
     pairs = [
         (older, newer, closeness)
-        for older, newer, closeness in _close_pairs(parts, db, head, able)
+        for older, newer, closeness in close
         if older < newer <= older + GAP and head[newer].relevance >= ALIKE * head[older].relevance
     ]
     if not pairs:
         return []
-    texts = memories.contents(db, sorted({head[i].cand.rowid for pair in pairs for i in pair[:2]}))
+    texts = memories.contents(db, [r.cand.rowid for r in head])
+    words = {rowid: _Words.of(text) for rowid, text in texts.items()}
+    asked = _distinguishing(_question_terms(question), list(words.values()))
     fitting = []
     for older, newer, closeness in pairs:
-        old, new = texts.get(head[older].cand.rowid), texts.get(head[newer].cand.rowid)
-        if old is None or new is None:
+        old_id, new_id = head[older].cand.rowid, head[newer].cand.rowid
+        old, new = texts.get(old_id), texts.get(new_id)
+        if old is None or new is None or not about_same_thing(new, old, closeness, CONFLICT):
             continue
-        if about_same_thing(new, old, closeness, CONFLICT) and (
-            changes(new, old) or _same_attribute(head[newer], head[older])
-        ):
+        held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
+        if changes(new, old) or _same_attribute(head[newer], head[older], *held):
             fitting.append((closeness, older, newer))
-    # Each newer answer goes before the one older answer it is closest to, and each older answer lets
-    # only its closest newer one ahead: one changed value replaces one stated value, not a whole list.
+    return _put_before(ranked, head, fitting, window)
+
+
+def _put_before(
+    ranked: list[Ranked], head: list[Ranked], fitting: list[tuple[float, int, int]], window: int
+) -> list[tuple[int, int]]:
+    """Each newer answer goes before the one older answer it is closest to, and each older answer lets
+    only its closest newer one ahead: one changed value replaces one stated value, not a whole list."""
     before: dict[int, int] = {}  # the newer's place -> the older's place
     taken: set[int] = set()
     found: list[tuple[int, int]] = []
@@ -110,15 +133,73 @@ def newer_first(
     return found
 
 
-def _same_attribute(newer: Ranked, older: Ranked) -> bool:
+@dataclass(frozen=True)
+class _Words:
+    """A text folded for looking up the question's terms, with its English subject terms."""
+
+    folded: str
+    terms: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Words:
+        folded = unicodedata.normalize("NFKC", text).lower()
+        return cls(folded, frozenset(t for t in subject_terms(folded) if not segment.has_han(t)))
+
+    def hold(self, term: str) -> bool:
+        """A Chinese word anywhere in the text, an English one in any of its forms (`same_word`)."""
+        if segment.has_han(term):
+            return term in self.folded
+        return term in self.terms or any(same_word(term, mine) for mine in self.terms)
+
+
+def _distinguishing(asked: set[str], results: list[_Words]) -> set[str]:
+    """The question's terms less those held by COMMON_SHARE or more of the results, and by more than the
+    two of a pair: a term that nearly every result holds (the speakers' names in a conversation) tells
+    no answer from another; in a store of a few memories, two may be all there are."""
+
+    def telling(term: str) -> bool:
+        holding = sum(1 for r in results if r.hold(term))
+        return holding <= 2 or holding < COMMON_SHARE * len(results)
+
+    return {term for term in asked if telling(term)}
+
+
+def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_terms: int = 0) -> bool:
     """Without a change said in words: the newer answers the question about as well as the older in its
-    words (KEYWORD_TIE of its keyword score) and in meaning (VECTOR_TIE of its calibrated similarity),
+    words (KEYWORD_TIE of its keyword score, or all the question's terms the older holds: `newer_terms`
+    and `older_terms`, counted by `_covered`) and in meaning (VECTOR_TIE of its calibrated similarity),
     not only in the fused score. A memory on another attribute of the same subject ("her blood pressure
     pill" beside "takes atorvastatin for her cholesterol", asked about cholesterol) lacks the asked
     attribute's words and lies further from the question, which the two memories' closeness to each
     other, through the subject, does not show."""
     words = newer.cand.keyword >= KEYWORD_TIE * older.cand.keyword
+    # Or the newer holds every term of the question the older holds, in some form ("practises" for
+    # "practice"), and those are two or more: one shared term is mostly whom both name.
+    words = words or (older_terms >= MIN_TERMS and newer_terms >= older_terms)
     return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
+
+
+def _question_terms(question: str) -> set[str]:
+    """What a question asks in words: its English subject terms and its Chinese dictionary words of two
+    characters or more (not the character pairs across word ends that subject_terms also counts)."""
+    latin = {t for t in subject_terms(question) if not segment.has_han(t)}
+    return latin | {w for w in segment.words(question) if len(w) > 1}
+
+
+def _covered(asked: set[str], words: _Words) -> int:
+    """How many of the question's terms (`_question_terms`) a text holds."""
+    return sum(1 for term in asked if words.hold(term))
+
+
+def same_word(a: str, b: str) -> bool:
+    """Two forms of one English word: "practice" and "practises", "drive" and "driving" (FORM_PREFIX,
+    FORM_SLACK). Chinese words have no forms: only equal ones match."""
+    if a == b:
+        return True
+    if not (a.isascii() and a.isalpha() and b.isascii() and b.isalpha()):
+        return False
+    common = len(os.path.commonprefix([a, b]))
+    return common >= FORM_PREFIX and common >= min(len(a), len(b)) - FORM_SLACK
 
 
 def changes(text: str, other: str) -> bool:
