@@ -22,7 +22,8 @@ changes between searches pays.
 
 A fresh process per size then opens the store and times its first search, the 24 after it (beside the
 background load of the vector codes the first one starts, from schema v11) and 23 more once the codes are
-held. Warm searches above are timed once the codes are held too (`codes_wait_s`: how long that took).
+held. Warm searches above are timed after the engine's warm-up, as a served process runs them, and once the
+codes are held too (`codes_wait_s`: how long that took).
 A second fresh process first runs the engine's warm-up, as the app, `serve` and `mcp` do in the background
 when they open the store (joined here, with the codes' load it starts, and timed), then the same searches:
 the first search of a served process once its warm-up is done.
@@ -204,6 +205,7 @@ def measure(data: Path, models: Path, samples: int, asker: str, after_write: boo
     asked = questions()
     with MemoryEngine(data, embedder=load_embedder(ensure_default_model(models))) as engine:
         prime(engine, asked)
+        engine.warm_up()  # as a served process does when it opens the store (the app, serve, mcp)
         for text in asked[:4]:  # the vector cache, index pages and lexicon, before timing
             engine.search(text, limit=10, client=client)
         codes_wait = wait_for_codes(engine)

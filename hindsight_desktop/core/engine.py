@@ -322,9 +322,11 @@ class MemoryEngine:
         bilingual.lexicon(build_now=True)
         self.search("warm up", limit=1, log=False)
         # Each viewer's keyword statistics too (read the first time it asks): the clients that keep
-        # private memories, and one of those that keep none, whose view every other such client shares.
+        # private memories, and one of those that keep none, whose view every other such client shares;
+        # with every row's length, kept from now on across this process's writes (row_lengths.py).
         with self.store.read() as db:
             owners = memories.private_owners(db)
+            self.store.row_lengths.load(db)
         others = next(name for n in range(len(owners) + 1) if (name := f"warm-up-{n}") not in owners)
         for client in [*owners, others]:
             self.search("warm up", limit=1, log=False, client=client)

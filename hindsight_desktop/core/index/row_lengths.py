@@ -70,6 +70,19 @@ class Ledger:
         self._chain: list[tuple[bytes, dict[str, frozenset[int]]]] = []
         self._data_version: int | None = None
         self._kept: dict[str, _Kept] = {}
+        # Whether a full read is worth it: a whole index's lengths cost more than one search's postings
+        # (bench/NOTES.md), so only a process that serves many searches asks for them (`load`).
+        self._wanted = False
+
+    def load(self, db: apsw.Connection) -> None:
+        """Read every index's lengths now (a served process's warm-up), and again in full whenever they
+        cannot be moved forward."""
+        self._wanted = True
+        state = index_state(db)
+        for table in TABLES:
+            found = _read_all(db, table)
+            with self._lock:
+                self._kept[table] = _Kept(state, found.lengths, found.rows, found.tokens)
 
     def watch(self, writer: apsw.Connection) -> None:
         """Follow the writer connection's changes from now on."""
@@ -119,6 +132,8 @@ class Ledger:
         if kept is not None and changed is not None and len(changed) <= _PATCH_SHARE * max(kept.rows, 1):
             found = _patched(db, table, kept, changed)
         if found is None or (found.rows, found.tokens) != (rows, tokens):
+            if not self._wanted:
+                return None  # a process that did not ask for them (a command's one search) reads per posting
             found = _read_all(db, table)
         if (found.rows, found.tokens) != (rows, tokens):
             return None  # not this snapshot's (a write of this connection's own, not yet committed)
