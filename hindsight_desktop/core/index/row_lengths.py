@@ -34,6 +34,7 @@ _DOCSIZE = {f"{table}_docsize": table for table in TABLES}
 _CHAIN = 512  # recorded states kept; an array older than the oldest is read again in full
 # A patch reads each changed row's length (a seek each); past this share of the rows a full read is cheaper.
 _PATCH_SHARE = 0.25
+_READ_RANGE = 65_536  # rowids a full read takes at a time
 
 # FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
 # structure (its segments and a write counter), rewritten whenever a transaction changes the index.
@@ -177,16 +178,22 @@ def _found(lengths: np.ndarray) -> _Found:
 
 
 def _read_all(db: apsw.Connection, table: str) -> _Found:
-    """Every row's length, in one row built in C and decoded at once (postings.varints)."""
-    row = db.execute(
-        f"SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*), max(id) FROM {table}_docsize"
-    ).fetchone()
-    if row is None or not row[2]:
-        return _found(np.full(1, np.nan))
-    ids, sizes, count, top = row
-    assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int) and isinstance(top, int)
+    """Every row's length, a range of rowids at a time: each range one row built in C and decoded at once
+    (postings.varints), so that a million rows never become a million Python numbers at once."""
+    row = db.execute(f"SELECT max(id) FROM {table}_docsize").fetchone()
+    top = int(row[0]) if row is not None and row[0] is not None else 0
     lengths = np.full(top + 1, np.nan)
-    lengths[np.array(json.loads(f"[{ids}]"), dtype=np.int64)] = postings.varints(bytes.fromhex(sizes), count)
+    for low in range(0, top + 1, _READ_RANGE):
+        row = db.execute(
+            f"SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) FROM {table}_docsize "
+            "WHERE id BETWEEN ? AND ?",
+            (low, low + _READ_RANGE - 1),
+        ).fetchone()
+        if row is None or not row[2]:
+            continue
+        ids, sizes, count = row
+        assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int)
+        lengths[np.array(json.loads(f"[{ids}]"), dtype=np.int64)] = postings.varints(bytes.fromhex(sizes), count)
     return _found(lengths)
 
 

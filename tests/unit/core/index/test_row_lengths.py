@@ -186,3 +186,14 @@ def test_a_process_that_did_not_ask_for_the_lengths_reads_them_per_posting(tmp_p
         loaded = keyword_stats.view(db, "me")
         assert loaded.words.lengths is not None and keyword.search(db, "ramen Lisbon", 10, loaded) == asked
     store.close()
+
+
+def test_a_full_read_by_ranges_of_rowids_reads_every_row(store, monkeypatch):
+    with store.read() as db:
+        for table in postings.TABLES:
+            whole = row_lengths._read_all(db, table)
+            monkeypatch.setattr(row_lengths, "_READ_RANGE", 7)
+            ranged = row_lengths._read_all(db, table)
+            monkeypatch.undo()
+            assert np.array_equal(whole.lengths, ranged.lengths, equal_nan=True) and whole.rows == len(store.rowids)
+            assert (whole.rows, whole.tokens) == (ranged.rows, ranged.tokens)
