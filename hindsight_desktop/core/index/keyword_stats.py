@@ -257,18 +257,8 @@ def _hidden_rows(
         found[within] = lengths[hidden[within]]
         held = ~np.isnan(found)
         return hidden[held], int(found[held].sum())
-    # One row back, built in C, the lengths decoded together (postings.varints), not row by row in Python.
-    row = db.execute(
-        "SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) "
-        f"FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(hidden.tolist()),),
-    ).fetchone()
-    if row is None or not row[2]:
-        return np.zeros(0, dtype=np.int64), 0
-    ids, sizes, found_rows = row
-    assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(found_rows, int)
-    inside = np.sort(np.array(json.loads(f"[{ids}]"), dtype=np.int64))  # only the sum of lengths is kept
-    return inside, int(postings.varints(bytes.fromhex(sizes), found_rows).sum())
+    ids, sizes = postings.row_sizes(db, table, "id IN (SELECT value FROM json_each(?))", (json.dumps(hidden.tolist()),))
+    return np.sort(ids), int(sizes.sum())  # only the sum of lengths is kept
 
 
 def _visible_bm25(api: apsw.FTS5ExtensionApi, *args: apsw.SQLiteValue) -> float:

@@ -19,7 +19,6 @@ row count or token total differs from FTS5's own (checked on every use).
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
 from dataclasses import dataclass
@@ -184,16 +183,8 @@ def _read_all(db: apsw.Connection, table: str) -> _Found:
     top = int(row[0]) if row is not None and row[0] is not None else 0
     lengths = np.full(top + 1, np.nan)
     for low in range(0, top + 1, _READ_RANGE):
-        row = db.execute(
-            f"SELECT group_concat(id, ','), group_concat(hex(sz), ''), count(*) FROM {table}_docsize "
-            "WHERE id BETWEEN ? AND ?",
-            (low, low + _READ_RANGE - 1),
-        ).fetchone()
-        if row is None or not row[2]:
-            continue
-        ids, sizes, count = row
-        assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int)
-        lengths[np.array(json.loads(f"[{ids}]"), dtype=np.int64)] = postings.varints(bytes.fromhex(sizes), count)
+        ids, sizes = postings.row_sizes(db, table, "id BETWEEN ? AND ?", (low, low + _READ_RANGE - 1))
+        lengths[ids] = sizes
     return _found(lengths)
 
 

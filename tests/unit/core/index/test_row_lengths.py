@@ -82,14 +82,20 @@ def _write(store: Store, rng: random.Random, rowids: list[int]) -> None:
             keyword.add(db, rowid, text, [], WHEN)
 
 
-@pytest.fixture
-def store(tmp_path):
+def _filled(tmp_path, seed: int, writes: int) -> Store:
+    """A store after `writes` random changes, the rowids it holds in `store.rowids`."""
     store = Store(tmp_path / "m.sqlite3", encrypt=False)
-    rng = random.Random(3)
+    rng = random.Random(seed)
     rowids: list[int] = []
-    for _ in range(30):
+    for _ in range(writes):
         _write(store, rng, rowids)
     store.rowids = rowids  # type: ignore[attr-defined]
+    return store
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = _filled(tmp_path, 3, 30)
     with store.read() as db:
         store.row_lengths.load(db)  # as a served process's warm-up does
     yield store
@@ -169,11 +175,7 @@ def test_an_array_whose_totals_differ_from_fts5_is_not_used(store):
 
 
 def test_a_process_that_did_not_ask_for_the_lengths_reads_them_per_posting(tmp_path):
-    store = Store(tmp_path / "m.sqlite3", encrypt=False)
-    rng = random.Random(4)
-    rowids: list[int] = []
-    for _ in range(20):
-        _write(store, rng, rowids)
+    store = _filled(tmp_path, 4, 20)
     with store.write() as db:
         private = insert_indexed(db, "ramen Lisbon, private", WHEN)
         db.execute("UPDATE memories SET scope = 'private', client = 'other' WHERE rowid = ?", (private,))
