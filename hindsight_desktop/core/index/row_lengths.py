@@ -14,7 +14,9 @@ process's writes:
 
 Anything else means a full read: another connection's commit (seen through PRAGMA data_version, which
 moves with every commit but the connection's own), a state that was never recorded, or an array whose
-row count or token total differs from FTS5's own (checked on every use).
+row count or token total differs from FTS5's own (checked on every use). Only a process that asked for
+the arrays (`Ledger.load`, a served process's warm-up) reads them in full; the others read lengths per
+posting as before.
 """
 
 from __future__ import annotations
