@@ -81,8 +81,7 @@ def _brought_up_to_date(
     if not changed:
         return old
     rows = np.array(sorted(changed), dtype=np.int64)
-    at = np.minimum(np.searchsorted(rows, old.rowids), len(rows) - 1)
-    kept = rows[at] != old.rowids
+    kept = ~postings.places_in(rows, old.rowids)[1]
     matched = _matches(db, table, phrase, rows)
     if not matched and kept.all():
         return old  # no changed row holds the phrase, before or now

@@ -129,8 +129,7 @@ class Statistics:
         hidden = self.hidden_rows
         if not len(hidden) or not len(posting):
             return posting
-        at = np.minimum(np.searchsorted(hidden, posting.rowids), len(hidden) - 1)
-        shown = hidden[at] != posting.rowids
+        shown = ~postings.places_in(hidden, posting.rowids)[1]
         return Posting(posting.rowids[shown], posting.counts[shown], posting.lengths[shown])
 
     def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:

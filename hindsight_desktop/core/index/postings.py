@@ -98,10 +98,15 @@ def lengths_of(db: apsw.Connection, table: str, rowids: np.ndarray) -> np.ndarra
         return found
     order = np.argsort(held)
     held, lengths = held[order], lengths[order]
-    at = np.minimum(np.searchsorted(held, rowids), len(held) - 1)
-    there = held[at] == rowids
+    at, there = places_in(held, rowids)
     found[there] = lengths[at[there]]
     return found
+
+
+def places_in(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `wanted` is in the ascending, non-empty `keys`, and whether it is there at all."""
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return at, keys[at] == wanted
 
 
 def row_sizes(db: apsw.Connection, table: str, where: str, args: tuple[object, ...]) -> tuple[np.ndarray, np.ndarray]:

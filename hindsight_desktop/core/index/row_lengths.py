@@ -126,10 +126,10 @@ class Ledger:
         `tokens` totals), by rowid; None when they cannot be had consistently."""
         with self._lock:
             kept = self._kept.get(table)
-        between = None if kept is None else self.changes(kept.state, state)
-        changed = None if between is None else between[table]
         if kept is not None and kept.state == state and (kept.rows, kept.tokens) == (rows, tokens):
             return kept.lengths
+        between = None if kept is None else self.changes(kept.state, state)
+        changed = None if between is None else between[table]
         found = None
         if kept is not None and changed is not None and len(changed) <= _PATCH_SHARE * max(kept.rows, 1):
             found = _patched(db, table, kept, changed)
