@@ -62,7 +62,9 @@ def test_a_stdio_proposal_appears_in_the_running_apps_inbox(
         written = anyio.run(scenario)
         assert written["pending"] and not written["stored"]
         qtbot.waitUntil(lambda: [i.content for i in view.items] == [text], timeout=30_000)
-        assert view.items[0].client == "claude-desktop" and view.dock.isVisible()
+        assert view.items[0].client == "claude-desktop"
+        # The list and the count are two backend calls on the same change: the panel opens with the count.
+        qtbot.waitUntil(view.dock.isVisible, timeout=20_000)
         qtbot.waitUntil(lambda: shell.tray.waiting == 1, timeout=20_000)
         assert any("1 new proposal" in body for _title, body in shell.tray.messages)
     finally:
