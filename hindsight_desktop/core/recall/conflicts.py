@@ -34,7 +34,7 @@ from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.write import gate_language as lang
-from hindsight_desktop.core.write.gate_change import about_same_thing, subject_terms
+from hindsight_desktop.core.write.gate_change import about_same_thing, owner_only, subject_terms
 from hindsight_desktop.core.write.gate_rules import read_cues
 
 if TYPE_CHECKING:
@@ -206,8 +206,9 @@ def changes(text: str, other: str) -> bool:
     """`text` states that something `other` speaks of changed: a change said in a statement (not in a
     question or small talk, gate_rules.read_cues), in a clause that shares a subject word with `other`
     ("we moved desks up to the 12th floor" beside "…the office address on the 7th floor"; not "never
-    give up" beside anything)."""
-    if not read_cues(text).change:
+    give up" beside anything), and not of another thing of an owner both name (gate_change.owner_only:
+    "老家的电费…改成了…" beside "老家的水费…")."""
+    if not read_cues(text).change or owner_only(text, other):
         return False
     theirs = subject_terms(other)
     for clause, end in zip(_CLAUSE.split(text)[0::2], [*_CLAUSE.split(text)[1::2], ""], strict=True):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from hindsight_desktop.core.text import overlap
+from hindsight_desktop.core.text import overlap, segment
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
 
@@ -65,7 +65,11 @@ def changed_neighbour(text: str, neighbours: list[tuple[str, float, str]]) -> st
     (`_new_value`). None when there is none."""
     if not says_changed(text):
         return None
-    fitting = [(c, mid) for mid, c, other in neighbours if about_same_thing(text, other, c) and _new_value(text, other)]
+    fitting = [
+        (c, mid)
+        for mid, c, other in neighbours
+        if about_same_thing(text, other, c) and _new_value(text, other) and not owner_only(text, other)
+    ]
     return max(fitting)[1] if fitting else None
 
 
@@ -78,3 +82,39 @@ def _new_value(text: str, other: str) -> bool:
         return True
     mine = overlap.specifics(text)
     return not mine or bool(mine - overlap.specifics(other))
+
+
+def owner_only(text: str, other: str) -> bool:
+    """Whether every word the two texts share names an owner in both ("老家的电费…" beside "老家的水费…",
+    "Lily's phone…" beside "Lily's laptop…"): then they speak of two things of one owner, and a change to
+    one is no new value of the other. False when they share no word at all. Words are Chinese dictionary
+    words of two characters or more and the other subject terms (not the character pairs that run across
+    "的", which subject_terms also counts)."""
+    mine, theirs = _owner_words(text), _owner_words(other)
+    shared = mine.keys() & theirs.keys()
+    return bool(shared) and all(mine[w] and theirs[w] for w in shared)
+
+
+def _owner_words(text: str) -> dict[str, bool]:
+    """The text's words (see owner_only), each with whether every time it occurs an owner's mark follows:
+    "的" after a Chinese word, "'s" after another."""
+    folded = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    words = {w for w in segment.words(folded) if len(w) > 1 and segment.has_han(w)}
+    words |= {t for t in subject_terms(folded) if not segment.has_han(t)}
+    return {w: _always_owner(folded, w) for w in words}
+
+
+def _always_owner(folded: str, word: str) -> bool:
+    mark = "的" if segment.has_han(word) else "'s"
+    at, seen = folded.find(word), False
+    while at >= 0:
+        end = at + len(word)
+        whole = segment.has_han(word) or (
+            (at == 0 or not folded[at - 1].isalnum()) and (end == len(folded) or not folded[end].isalnum())
+        )
+        if whole:
+            if not folded.startswith(mark, end):
+                return False
+            seen = True
+        at = folded.find(word, end)
+    return seen

@@ -83,6 +83,16 @@ QUESTION_START_EN = _rx(
 QUESTION_ZH = re.compile(
     r"[吗么][?~]?$|呢[?~]?$|什么|怎么|为什么|为啥|咋|哪|谁|多少|几点|几个|几号|几岁|是不是|有没有|能不能|可不可以|如何"
 )
+# Chinese question words also say "any", "hardly" or "a few", and then they ask nothing: 不怎么去了
+# (hardly goes any more), 什么都不吃 / 哪儿也不去 / 谁都知道 (anything, anywhere, anyone), 多少有点贵
+# (somewhat), 好几个 (several), 水果什么的 (and so on), 哪怕 (even if). The rules take these out of a
+# clause before they look for a question (gate_rules.read_cues). Each alternative reads a bounded
+# stretch, so the pattern stays linear in the text.
+INDEFINITE_ZH = re.compile(
+    r"(?:不|没有?|好|十|这|那|前|后)(?:怎么|咋|什么|多少|几)"
+    r"|(?:什么|怎么|哪儿|哪里|哪|谁|多少)[^,.!?;。]{0,4}?[都也]"
+    r"|多少(?:有点|有些|会|还是|能)|什么的|哪怕"
+)
 # One-off tasks for the assistant: worth doing now, not worth remembering.
 REQUEST = _rx(
     r"^(?:(?:please|pls|plz|can\s+you|could\s+you|would\s+you)\s+)?(?:write|translate|give\s+me|summari[sz]e"

@@ -156,8 +156,10 @@ def read_cues(text: str, written: date | None = None) -> Reading:
         # A standing order can read like a request ("帮我写邮件的时候别用敬语"); the order wins.
         ordered = lang.INSTRUCTION.search(clause) is not None
         passing = False  # small talk or a passing state: "not hungry any more" changes nothing worth keeping
+        unasked = lang.INDEFINITE_ZH.sub(" ", clause)  # "不怎么去了" asks nothing
         for kind, pattern, strength in NEGATIVE:
-            if pattern.search(clause) and not (ordered and pattern is lang.REQUEST):
+            read = unasked if pattern is lang.QUESTION_ZH else clause
+            if pattern.search(read) and not (ordered and pattern is lang.REQUEST):
                 reading.negative[kind] = max(reading.negative.get(kind, 0.0), strength)
                 asked = asked or kind == "question"
                 passing = True

@@ -94,3 +94,13 @@ def test_questions_about_now(question):
 )
 def test_questions_about_the_past(question):
     assert not asks_current(question)
+
+
+def test_another_thing_of_one_owner_neither_replaces_nor_moves_up(engine, clock):
+    # "老家的电费…改成了…" says a change of the electricity bill, not of the water bill beside it.
+    asked = engine.write("外公的降压药是每天早上吃一片。")
+    clock.advance(days=30)
+    other = engine.write("外公的降糖药现在改成了晚饭后吃。")
+    assert other.stored and other.supersedes == [], other.reason
+    ids = _ids(engine, "外公的降压药什么时候吃？")
+    assert ids.index(asked.id) < ids.index(other.id)

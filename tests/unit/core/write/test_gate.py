@@ -337,3 +337,27 @@ def test_module_examples_run() -> None:
     from hindsight_desktop.core.write import gate
 
     assert doctest.testmod(gate).failed == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "外公退休以后不怎么出门了，天天在家养兰花。",  # hardly
+        "我们家狗什么都吃，就是不吃胡萝卜。",  # anything
+        "国庆假期哪儿也没去，在家把书房刷了一遍。",  # nowhere
+        "新来的实习生谁都不认识，午饭一个人吃。",  # nobody
+        "那家私房菜多少有点贵，一般过生日才去。",  # somewhat
+        "舅妈养了好几只鹦鹉，最会说话的叫豆包。",  # several
+        "我女儿没什么朋友，转学以后才慢慢好起来。",  # not much
+    ],
+)
+def test_a_question_word_used_as_any_or_hardly_asks_nothing(rules: WriteScorer, text: str) -> None:
+    assert rules.classify(text)[0] != "question", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["你平时都吃什么？", "外公现在还出门吗", "你们最后去哪儿了", "这事谁也说不清吗？", "那家私房菜人均多少钱"],
+)
+def test_chinese_questions_stay_questions(rules: WriteScorer, text: str) -> None:
+    assert rules.classify(text)[0] == "question", text

@@ -9,6 +9,7 @@ from hindsight_desktop.core.write.gate_change import (
     RESTATES,
     about_same_thing,
     changed_neighbour,
+    owner_only,
     restated_closeness,
     says_changed,
 )
@@ -78,3 +79,17 @@ def test_a_restatement_of_the_same_value_replaces_nothing():
     stored = [("a", 0.8, "Our flat is in Lisbon, near the river.")]
     assert changed_neighbour("We moved to a flat in Lisbon last year.", stored) is None
     assert changed_neighbour("We moved to a flat in Porto last year.", stored) == "a"
+
+
+def test_another_thing_of_the_same_owner_is_not_replaced():
+    # Both name one owner ("外婆的…", "Omar's…") and then two different things of it: a change to
+    # one says nothing of the other, however close the two sentences sit.
+    stored = [("a", 0.8, "外婆的老花镜是在眼镜城配的，三百度。")]
+    assert changed_neighbour("外婆的助听器换成了西门子的新款。", stored) is None
+    assert changed_neighbour("外婆的老花镜换成了四百度的。", stored) == "a"  # the same thing: replaced
+    stored = [("b", 0.8, "Omar's bike is a blue Trek hybrid.")]
+    assert changed_neighbour("Omar's helmet was replaced by a Giro one.", stored) is None
+    assert changed_neighbour("Omar's bike was replaced by a Brompton.", stored) == "b"
+    # A shared word that is no owner in one of them ("Omar rides…") still lets a change replace.
+    assert owner_only("Omar's helmet was replaced by a Giro one.", "Omar rides a blue Trek.") is False
+    assert owner_only("Omar's helmet is new.", "The boiler was serviced.") is False  # nothing shared
