@@ -12,7 +12,8 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
 - changed-fact sets (--changes: "dev" = bench/data/changes_*.jsonl, "holdout" =
   changes_holdout_*.jsonl, written later and never tuned on; both unless --no-changes; "other" =
   changes_other_*.jsonl, only "other attribute" cases: the same subject, another attribute, and "fresh" =
-  changes_fresh_*.jsonl, written before any run on it and kept for checking, both on request), each
+  changes_fresh_*.jsonl, written before any run on it and kept for checking, and "fresh2" =
+  changes_fresh2_*.jsonl, written later in the same way, all three on request), each
   apart: newer first per language, the share of their memories the gate kept (older and newer), of
   questions asked through a related word the share whose newer memory is listed first among the two,
   and for "other attribute" cases (the same subject, another attribute said later) the share where the
@@ -83,11 +84,16 @@ OTHER_QUESTIONS = ROOT / "data" / "changes_other_questions.jsonl"
 # tuned on, so not in the default either.
 FRESH_MEMORIES = ROOT / "data" / "changes_fresh_memories.jsonl"
 FRESH_QUESTIONS = ROOT / "data" / "changes_fresh_questions.jsonl"
+# Written in stop 32 before any recall run on it (its sentences were first tried on the write gate alone,
+# which is how Chinese question words used as "any" or "hardly" were found to drop changes as questions).
+FRESH2_MEMORIES = ROOT / "data" / "changes_fresh2_memories.jsonl"
+FRESH2_QUESTIONS = ROOT / "data" / "changes_fresh2_questions.jsonl"
 CHANGE_SETS = {
     "dev": (CHANGES_MEMORIES, CHANGES_QUESTIONS),
     "holdout": (HOLDOUT_MEMORIES, HOLDOUT_QUESTIONS),
     "other": (OTHER_MEMORIES, OTHER_QUESTIONS),
     "fresh": (FRESH_MEMORIES, FRESH_QUESTIONS),
+    "fresh2": (FRESH2_MEMORIES, FRESH2_QUESTIONS),
 }
 KS = (1, 5, 10)
 LIMIT = 10
