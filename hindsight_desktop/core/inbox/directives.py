@@ -105,6 +105,11 @@ _ASSISTANT_OUTPUT_ZH = re.compile(
 _WISH_ABOUT_ASSISTANTS_ZH = re.compile(
     r"(?:用户|他|她|我)(?:希望|想要|要求|喜欢|需要)(?:你|回复|回答|助手|(?:所有|每次|每条|每封)的?(?:回复|回答|邮件|消息))"
 )
+# An order for whenever the assistant does something for the person: "帮我写邮件的时候别用敬语",
+# "你回复的时候都用中文".
+_WHEN_ASSISTANT_ZH = re.compile(
+    r"(?:帮我|替我|你)[^,，。]{0,20}的时候[,，\s]*[^,，。]{0,12}?(?:不要|别|请|要|都|一律|务必|记得)"
+)
 _INJECTION_ZH = re.compile(r"忽略(?:之前|以前|上面|前面|所有)的?(?:指令|规则|提示|说明)")
 
 
@@ -151,7 +156,7 @@ def _clause_cue(clause: str) -> str:
         return "injection"
     if _OPENING_ORDER_EN.search(clause) or _ASSISTANT_IMPERATIVE_EN.search(clause):
         return "order"
-    if _WHEN_ASSISTANT_EN.search(clause) and "," in clause:
+    if (_WHEN_ASSISTANT_EN.search(clause) and "," in clause) or _WHEN_ASSISTANT_ZH.search(clause):
         return "condition"
     if _WISH_ABOUT_ASSISTANTS_EN.search(clause) or _WISH_ABOUT_ASSISTANTS_ZH.search(clause):
         return "wish"

@@ -255,6 +255,8 @@ INSTRUCTION = _rx(
     r"|的时候.{0,12}(?:不要|别|请|要|都|用)|叫我|称呼我|(?:回答|回复|答案).{0,4}(?:尽量|都|一律|要|请|不要|别)"
     r"|^(?:请)?(?:别|不要|不许|千万别)再?(?:给我|跟我|对我|帮我|向我)"
 )
+# Words that speak to the assistant: with a standing word, such a clause is an order to it.
+ADDRESSED = _rx(r"\b(?:you|your|yours)\b|你|您|帮我|替我")
 SKILL = _rx(
     r"^to\s+\w+\b.{3,60}[,:]|\bsteps?\s+(?:for|to)\b|\bhow\s+(?:i|we)\s+(?:fixed|solved|set\s+up|got|made"
     r"|do|handle|deploy)\b|\bthe\s+(?:trick|fix|way|secret)\s+(?:for|to|is)\b|\b(?:my|our)\s+(?:\w+\s+)?(?:workflow"

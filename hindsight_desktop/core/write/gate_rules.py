@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
+from hindsight_desktop.core.inbox import directives
 from hindsight_desktop.core.text import tense
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
@@ -178,8 +179,18 @@ def read_cues(text: str, written: date | None = None) -> Reading:
                     # A time word and a verb make a plan only when they point forward: "去年国庆…去了" is done.
                     done = tense.orientation(clause, written) == tense.PAST if done is None else done
                     kind = "event" if done else kind
+                elif kind == "instruction" and not _directs(clause):
+                    # "Dad never eats cilantro", "外婆每次来都带饺子": a habit is a fact about a person.
+                    kind = "fact"
                 reading.positive[kind] = max(reading.positive.get(kind, 0.0), strength)
     return reading
+
+
+def _directs(clause: str) -> bool:
+    """A clause with a standing word is an instruction when it directs assistants (inbox.directives, which
+    tells "always answer in French" from "I always take the 8:15 train") or speaks to the assistant
+    ("帮我写邮件的时候别用敬语")."""
+    return lang.ADDRESSED.search(clause) is not None or directives.classify(clause).directive
 
 
 def density(text: str, entity_count: int, chatter: bool) -> float:

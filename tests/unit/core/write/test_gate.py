@@ -361,3 +361,24 @@ def test_a_question_word_used_as_any_or_hardly_asks_nothing(rules: WriteScorer, 
 )
 def test_chinese_questions_stay_questions(rules: WriteScorer, text: str) -> None:
     assert rules.classify(text)[0] == "question", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grandpa never drives after dark.",
+        "表舅每次出差都带一包家乡的茶叶。",
+        "Our neighbours always mow the lawn on Sundays.",
+    ],
+)
+def test_a_habit_with_a_standing_word_is_no_instruction(rules: WriteScorer, text: str) -> None:
+    kind, _ = rules.classify(text)
+    assert kind != "instruction", text
+    assert rules.score(text).passed, text  # a habit is still a fact worth keeping
+
+
+@pytest.mark.parametrize(
+    "text", ["never put emoji in your replies", "替我订机票的时候一律选靠过道的座位", "以后别给我推荐恐怖片"]
+)
+def test_an_order_to_the_assistant_stays_an_instruction(rules: WriteScorer, text: str) -> None:
+    assert rules.classify(text) == ("instruction", "procedural"), text
