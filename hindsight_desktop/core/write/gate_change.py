@@ -10,6 +10,7 @@ import unicodedata
 from hindsight_desktop.core.text import overlap, segment
 from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.write import gate_language as lang
+from hindsight_desktop.core.write.gate_rules import RULES_CHARS
 
 # At least this close (calibration.closeness: 0 unrelated, 1 identical), with a subject word in common
 # and the wording not repeated, two texts are about the same thing said differently. Unrelated
@@ -56,7 +57,7 @@ def restated_closeness(text: str, neighbours: list[tuple[float, str]]) -> float:
 
 def says_changed(text: str) -> bool:
     """The text says that something changed (gate_language.CHANGE, on the opening the rules read)."""
-    return lang.CHANGE.search(unicodedata.normalize("NFKC", text[:1000]).lower()) is not None
+    return lang.CHANGE.search(unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower()) is not None
 
 
 def changed_neighbour(text: str, neighbours: list[tuple[str, float, str]]) -> str | None:
@@ -96,9 +97,9 @@ def owner_only(text: str, other: str) -> bool:
 
 
 def _owner_words(text: str) -> dict[str, bool]:
-    """The text's words (see owner_only), each with whether every time it occurs an owner's mark follows:
-    "的" after a Chinese word, "'s" after another."""
-    folded = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    """The words of the text's opening (what the rules read: a long text costs no more), each with whether
+    every time it occurs there an owner's mark follows: "的" after a Chinese word, "'s" after another."""
+    folded = unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower().replace("\u2019", "'")
     words = {w for w in segment.words(folded) if len(w) > 1 and segment.has_han(w)}
     words |= {t for t in subject_terms(folded) if not segment.has_han(t)}
     return {w: _always_owner(folded, w) for w in words}
