@@ -21,7 +21,6 @@ left as ranked.
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ import numpy as np
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text.word_forms import same_word
 from hindsight_desktop.core.write import gate_language as lang
 from hindsight_desktop.core.write.gate_change import about_same_thing, owner_only, subject_terms
 from hindsight_desktop.core.write.gate_rules import read_cues
@@ -55,11 +55,6 @@ ALIKE = 0.6
 # ...and be at most this many places below it: a near tie, which the date decides. A newer answer far
 # below is left where the scores put it (in a conversation, many turns say "new" or "moved").
 GAP = 2
-# Two forms of one English word share all but the last few letters ("practice" / "practises", "coffee" /
-# "coffees"), at least FORM_PREFIX of them, and the shorter has at most FORM_SLACK letters beyond them;
-# the keyword index matches whole forms only.
-FORM_PREFIX = 4
-FORM_SLACK = 2
 # The question's terms count as word evidence (`_covered`) when the older holds at least this many...
 MIN_TERMS = 2
 # ...leaving out those that this share of the results or more hold (`_distinguishing`).
@@ -189,17 +184,6 @@ def _question_terms(question: str) -> set[str]:
 def _covered(asked: set[str], words: _Words) -> int:
     """How many of the question's terms (`_question_terms`) a text holds."""
     return sum(1 for term in asked if words.hold(term))
-
-
-def same_word(a: str, b: str) -> bool:
-    """Two forms of one English word: "practice" and "practises", "drive" and "driving" (FORM_PREFIX,
-    FORM_SLACK). Chinese words have no forms: only equal ones match."""
-    if a == b:
-        return True
-    if not (a.isascii() and a.isalpha() and b.isascii() and b.isalpha()):
-        return False
-    common = len(os.path.commonprefix([a, b]))
-    return common >= FORM_PREFIX and common >= min(len(a), len(b)) - FORM_SLACK
 
 
 def changes(text: str, other: str) -> bool:

@@ -5,10 +5,12 @@ one that also says a change supersedes the memory it changes (write/writer.py)."
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hindsight_desktop.core.text import overlap, segment
 from hindsight_desktop.core.text.language import dominant_language
+from hindsight_desktop.core.text.word_forms import same_word
 from hindsight_desktop.core.write import gate_language as lang
 from hindsight_desktop.core.write.gate_rules import RULES_CHARS
 
@@ -16,6 +18,8 @@ from hindsight_desktop.core.write.gate_rules import RULES_CHARS
 # and the wording not repeated, two texts are about the same thing said differently. Unrelated
 # memories of one person's life sit mostly below it, small talk well below it.
 RESTATES = 0.45
+# Clause ends, for finding the clause that says a change.
+_CLAUSE = re.compile(r"[,.;:!?，。；：！？\n]+")
 # Subject terms of its own a text needs to say something other than a memory it is close to (a Chinese
 # word counts as its character pairs, so one new word is about two).
 NEW_WORDS = 2
@@ -69,7 +73,10 @@ def changed_neighbour(text: str, neighbours: list[tuple[str, float, str]]) -> st
     fitting = [
         (c, mid)
         for mid, c, other in neighbours
-        if about_same_thing(text, other, c) and _new_value(text, other) and not owner_only(text, other)
+        if about_same_thing(text, other, c)
+        and _new_value(text, other)
+        and not owner_only(text, other)
+        and names_what_changed(text, other)
     ]
     return max(fitting)[1] if fitting else None
 
@@ -119,3 +126,30 @@ def _always_owner(folded: str, word: str) -> bool:
             seen = True
         at = folded.find(word, end)
     return seen
+
+
+def names_what_changed(text: str, other: str) -> bool:
+    """Whether `other` holds a word of what `text` says changed: the words before its change cue, in the
+    clause that says it ("老家的电费 | 现在改成了…": 老家 or 电费; "Tony | 离职了"; "岳父把帕萨特 | 卖了").
+    "燃气费改成从招行卡自动扣了" shares "自动扣" with that electricity bill, but not the bill. True when the
+    cue opens its clause or nothing but fillers stands before it: nothing then names what changed."""
+    theirs = unicodedata.normalize("NFKC", other).lower()
+    their_terms = subject_terms(theirs)
+    folded = unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower()
+    for clause in _CLAUSE.split(folded):
+        cue = lang.CHANGE.search(clause)
+        if cue is None:
+            continue
+        before = clause[: cue.start()]
+        named = {w for w in segment.words(before) if len(w) > 1 and w not in lang.WHEN_WORDS}
+        named |= {t for t in subject_terms(before) if not segment.has_han(t) and t not in lang.WHEN_WORDS}
+        return not named or any(_held(w, theirs, their_terms) for w in named)
+    return True
+
+
+def _held(word: str, folded: str, terms: set[str]) -> bool:
+    """A Chinese word anywhere in the folded text; another in its subject terms, in any form ("photo" in
+    "photos")."""
+    if segment.has_han(word):
+        return word in folded
+    return any(same_word(word, term) for term in terms)

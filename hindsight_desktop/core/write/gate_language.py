@@ -255,6 +255,15 @@ INSTRUCTION = _rx(
     r"|的时候.{0,12}(?:不要|别|请|要|都|用)|叫我|称呼我|(?:回答|回复|答案).{0,4}(?:尽量|都|一律|要|请|不要|别)"
     r"|^(?:请)?(?:别|不要|不许|千万别)再?(?:给我|跟我|对我|帮我|向我)"
 )
+# Words that say when, not what: before a change cue they name nothing that changed ("现在改成了…").
+WHEN_WORDS = frozenset(
+    {
+        *("现在", "最近", "目前", "如今", "后来", "今年", "去年", "明年", "这个", "这个月", "上个月", "下个月"),
+        *("个月", "这周", "上周", "下周", "已经", "这学期", "下学期", "以后", "之后", "从此", "前几天", "刚才"),
+        *("刚刚", "今天", "昨天", "now", "recently", "lately", "currently", "these", "days", "today", "yesterday"),
+        *("since", "week", "month", "year", "last", "next", "already", "finally", "just", "ago", "soon"),
+    }
+)
 # Words that speak to the assistant: with a standing word, such a clause is an order to it.
 ADDRESSED = _rx(r"\b(?:you|your|yours)\b|你|您|帮我|替我")
 SKILL = _rx(

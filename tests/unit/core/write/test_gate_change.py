@@ -9,6 +9,7 @@ from hindsight_desktop.core.write.gate_change import (
     RESTATES,
     about_same_thing,
     changed_neighbour,
+    names_what_changed,
     owner_only,
     restated_closeness,
     says_changed,
@@ -93,3 +94,15 @@ def test_another_thing_of_the_same_owner_is_not_replaced():
     # A shared word that is no owner in one of them ("Omar rides…") still lets a change replace.
     assert owner_only("Omar's helmet was replaced by a Giro one.", "Omar rides a blue Trek.") is False
     assert owner_only("Omar's helmet is new.", "The boiler was serviced.") is False  # nothing shared
+
+
+def test_a_change_replaces_only_a_memory_that_names_what_changed():
+    # The words before the change cue say what changed (老家的电费); a memory about another bill that
+    # shares only how it is paid ("自动扣") is not replaced by it.
+    text = "老家的电费现在改成了用工行卡自动扣款。"
+    assert changed_neighbour(text, [("net", 0.6, "家里的网费绑在我的信用卡上自动扣。")]) is None
+    assert changed_neighbour(text, [("power", 0.6, "老家的电费是我爸每月去营业厅交的。")]) == "power"
+    # Only words that say when stand before the cue: nothing names what changed, so nothing blocks it.
+    assert names_what_changed("现在改成了每周二上午上课。", "朵朵每周一上午上美术课。")
+    # English words match in their other forms ("photo backups" beside "my photos").
+    assert names_what_changed("The photo backups moved to a NAS instead.", "I back up my photos to a USB drive.")
