@@ -42,8 +42,22 @@ _RELATIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "nephew": (("nephew",), ("外甥", "侄子")),
     "niece": (("niece",), ("外甥女", "侄女")),
     "cousin": (("cousin",), ("表姐", "表妹", "表哥", "表弟", "堂姐", "堂妹", "堂哥", "堂弟")),
-    "aunt": (("aunt", "auntie"), ("阿姨", "姑姑", "姨妈", "舅妈")),
-    "uncle": (("uncle",), ("叔叔", "舅舅", "伯伯", "姑父")),
+    "aunt": (
+        ("aunt", "auntie"),
+        ("阿姨", "姑姑", "姨妈", "舅妈", "姑妈", "大姨", "二姨", "三姨", "小姨", "大姑", "二姑", "三姑", "小姑"),
+    ),
+    "uncle": (
+        ("uncle",),
+        ("叔叔", "舅舅", "伯伯", "姑父", "伯父", "大伯", "二叔", "三叔", "小叔", "大舅", "二舅", "三舅", "小舅"),
+    ),
+    "mother_in_law": (("mother-in-law",), ("岳母", "丈母娘", "婆婆")),
+    "father_in_law": (("father-in-law",), ("岳父", "老丈人", "丈人", "公公")),
+    "sister_in_law": (("sister-in-law",), ("嫂子", "大嫂", "堂嫂", "表嫂", "弟妹", "小姑子", "小姨子")),
+    "brother_in_law": (("brother-in-law",), ("姐夫", "妹夫", "小舅子", "大舅子", "连襟")),
+    "grandchild": (
+        ("grandson", "granddaughter", "grandchild", "grandchildren"),
+        ("孙子", "孙女", "外孙", "外孙女"),
+    ),
     "partner": (
         ("partner", "girlfriend", "boyfriend", "fiancé", "fiancée", "fiance", "fiancee"),
         ("对象", "女朋友", "男朋友"),

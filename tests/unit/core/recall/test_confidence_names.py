@@ -26,3 +26,14 @@ def test_the_memory_that_names_the_asked_relation_is_claimed(engine_with_boss, q
 
 def test_a_name_for_another_relation_is_not(engine_with_boss) -> None:
     assert _sure(engine_with_boss, "Who is my sister's husband?").get(BOSS, 0.0) < HIT_CONFIDENCE
+
+
+def test_an_in_law_is_not_an_aunt(engine) -> None:
+    # 岳母 (the wife's mother) is no "aunt": the aunt's new number is a near miss, not the answer.
+    aunt = "Aunt Rosa switched her mobile to 07700 900111."
+    mother_in_law = "岳母的手机号是13900001111。"
+    for text in (aunt, mother_in_law, "我每天骑车上班。"):
+        engine.write(text, explicit=True, gate=False)
+    sure = _sure(engine, "岳母的电话是多少？")
+    assert sure.get(aunt, 0.0) < HIT_CONFIDENCE
+    assert sure.get(mother_in_law, 0.0) >= HIT_CONFIDENCE

@@ -22,6 +22,10 @@ from hindsight_desktop.core.recall import subjects
         ("我外甥女和表哥都来了", {"niece", "cousin"}),
         ("我妈妈说 my daughter 要来", {"mother", "daughter"}),
         ("杭州的西湖很美", set()),
+        # In-laws, and an uncle or aunt by their place in the family (二舅, 小姨) or by marriage (小舅子).
+        ("岳母和二舅下周来", {"mother_in_law", "uncle"}),
+        ("小舅子开车送小姨回家", {"brother_in_law", "aunt"}),
+        ("My mother-in-law called my sister-in-law", {"mother_in_law", "sister_in_law"}),
     ],
 )
 def test_relations_found_in_either_language(text, keys):
