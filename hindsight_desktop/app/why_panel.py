@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 from hindsight_desktop.core.engine import HIT_CONFIDENCE
 from hindsight_desktop.core.records import SearchHit
 
-# signal -> (label, what it measures, the RecallWeights field that weighs it)
+# signal -> (label, what it measures, the RecallWeights field that weighs it; None: the score is the amount)
 SIGNALS = {
     "vector": ("Meaning", "closeness in meaning to the question", "vector"),
     "keyword": ("Words", "words the memory and the question share", "keyword"),
@@ -21,8 +21,9 @@ SIGNALS = {
     "importance": ("Importance", "how important it was judged", "importance"),
     "pinned": ("Pinned", "pinned by you", "pinned_bonus"),
     "repeat": ("Repeats", "says nearly what a higher result says (lowers the rank)", "repeat"),
+    "other_subject": ("Someone else", "about someone other than whom the question names (lowers the rank)", None),
 }
-PENALTIES = {"repeat"}  # signals that take relevance away
+PENALTIES = {"repeat", "other_subject"}  # signals that take relevance away
 ROW, LABEL_W, VALUE_W, PAD = 30, 118, 150, 12
 
 
@@ -31,7 +32,7 @@ def contributions(hit: SearchHit, weights: object | None) -> dict[str, float]:
     out = {}
     for key, score in hit.scores.items():
         field = SIGNALS.get(key, (key, "", key))[2]
-        value = score * float(getattr(weights, field, 0.0)) if weights is not None else score
+        value = score * float(getattr(weights, field, 0.0)) if weights is not None and field else score
         out[key] = -value if key in PENALTIES else value
     return out
 

@@ -67,6 +67,9 @@ class RecallWeights:
     repeat_above: float = 0.57
     # Put the newer of two answers stating different values of one attribute first (conflicts.py).
     conflicts: bool = True
+    # A result about someone other than whom the question names keeps this share of its relevance
+    # (subjects.py): "where does Priya live?" puts Priya's memories before "I live in Beijing".
+    other_subject: float = 0.85
 
 
 @dataclass
@@ -78,6 +81,7 @@ class Ranked:
     recency: float
     access: float
     repeat: float = 0.0  # how far it repeats a higher result (cosine above the threshold)
+    other: float = 0.0  # relevance taken away: about someone other than whom the question names
 
 
 # Only what scoring needs: a search weighs a few hundred candidates but returns a handful, and
@@ -117,6 +121,9 @@ class Candidate:
     base: float = 0.0
 
 
+# How far past the limit results are read for whom they are about: an answer the model placed a few
+# places below a near miss about someone else still comes into the limit.
+OTHERS_WINDOW = 10
 # Embeds questions while the search thread reads the indexes; two, so concurrent searches do not queue
 # behind each other here (the model itself takes one text at a time).
 _EMBEDDER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
@@ -207,6 +214,10 @@ def recall(
             trace.extend(_signals(r) | {"rowid": r.cand.rowid} for r in ranked)
         _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
         ranked.sort(key=lambda r: -r.relevance)
+        # Whom the question asks about; ranking and confidence both read it.
+        about = subjects.of(q.text, now, found_dates, question=True)
+        if q.mode == "hybrid" and about and w.other_subject < 1:
+            _others_after(db, ranked, about, q.limit + OTHERS_WINDOW, now, w.other_subject)
         if q.mode == "hybrid" and w.repeat > 0:
             ranked = _demote_repeats(parts, db, ranked, q.limit, w)
         _rank_superseded_below_successors(ranked)
@@ -217,7 +228,6 @@ def recall(
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
         # Confidence weighs the question's words by their rarity among the memories the asker sees; whom
         # it asks about is checked apart (subjects.py), so a memory that only names them covers nothing.
-        about = subjects.of(q.text, now, found_dates, question=True)
         words = seen.words
         content = {
             t: sure.rarity(words.documents(db, keyword.quote(t)), words.rows)
@@ -482,7 +492,28 @@ def _explain(r: Ranked) -> dict[str, float]:
         scores["fact"] = c.fact
     if r.repeat > 0:
         scores["repeat"] = round(r.repeat, 4)
+    if r.other > 0:
+        scores["other_subject"] = round(r.other, 4)
     return scores
+
+
+def _others_after(
+    db: apsw.Connection, ranked: list[Ranked], about: subjects.Subjects, window: int, now: datetime, share: float
+) -> None:
+    """Among the first `window` results, one about someone other than whom the question names keeps
+    `share` of its relevance, and the window is ordered again. The model puts a near miss about another
+    person as close as an answer ("I am allergic to penicillin" for "what is my daughter allergic to?");
+    whom a memory names is read from its whole text, with the names memories tie to the asked relation
+    ("女儿朵朵…" makes 朵朵 the daughter)."""
+    head = ranked[:window]
+    texts = memories.contents(db, [r.cand.rowid for r in head])
+    about = subjects.aliases(about, texts.values(), now)
+    for r in head:
+        text = texts.get(r.cand.rowid)
+        if text is not None and subjects.same(about, text, now) == subjects.Match.OTHER:
+            r.other = r.relevance * (1 - share)
+            r.relevance -= r.other
+    ranked[:window] = sorted(head, key=lambda r: -r.relevance)
 
 
 def _demote_repeats(
