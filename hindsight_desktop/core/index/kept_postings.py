@@ -5,9 +5,9 @@ keyword search right after a write, when every kept posting used to be dropped. 
 views share these postings (before each viewer's hidden rows are left out), each kept with the state
 of the indexes it is of. At a later state, if the ledger (row_lengths.py) knows which rows changed in
 between, a posting asked again is the old one less those rows, plus those of them that hold the phrase
-now: one FTS5 match limited to those rowids, its counts from the phrase's offsets and its lengths from
-the kept array.
-The result is the posting a full read gives (tests/unit/core/index/test_row_lengths.py).
+now: one FTS5 match limited to those rowids, its counts from the phrase's offsets.
+The result is the posting a full read gives (tests/unit/core/index/test_row_lengths.py). Each is kept
+`postings.compact`, its rows' lengths left to the kept array (row_lengths.py) they are scored with.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hindsight_desktop.core.index import postings, row_lengths
 from hindsight_desktop.core.index.postings import Posting
 from hindsight_desktop.core.index.row_lengths import Ledger
 
-ROWS_KEPT = 400_000  # posting entries kept per connection (24 bytes each)
+ROWS_KEPT = 400_000  # posting entries kept per connection (6 bytes each, `postings.compact`)
 _COUNT = "phrase_count"
 _UNKNOWN = object()  # not yet asked at this state (None: the phrase has no posting, several tokens)
 
@@ -34,11 +34,9 @@ class KeptPostings:
         self._ledger = ledger
         self._found: dict[tuple[str, str], tuple[bytes, Posting | None]] = {}
 
-    def get(
-        self, db: apsw.Connection, table: str, phrase: str, state: bytes, lengths: np.ndarray | None
-    ) -> Posting | None:
-        """The phrase's posting over every row of `table` at `state` (db's snapshot), None when it is no
-        one token; its rows' lengths are taken from `lengths` when given."""
+    def get(self, db: apsw.Connection, table: str, phrase: str, state: bytes, lengths: np.ndarray) -> Posting | None:
+        """The phrase's posting over every row of `table` at `state` (db's snapshot), compact (its rows'
+        lengths are those of `lengths`, every row's at `state`), None when it is no one token."""
         key = (table, phrase)
         entry = self._found.get(key)
         new: Posting | None | object = _UNKNOWN
@@ -48,12 +46,13 @@ class KeptPostings:
                 return old
             if old is None:
                 new = None  # what the tokenizer makes of a phrase does not change with the rows
-            elif lengths is not None:
+            else:
                 changed = self._ledger.changes(at, state)
                 if changed is not None:
-                    new = _brought_up_to_date(db, table, phrase, old, changed[table], lengths)
+                    new = _brought_up_to_date(db, table, phrase, old, changed[table])
         if new is _UNKNOWN:
-            new = postings.read(db, table, phrase, lengths)
+            read = postings.read(db, table, phrase, lengths)
+            new = None if read is None else postings.compact(read)
         if entry is None and sum(len(p) for _, p in self._found.values() if p is not None) >= ROWS_KEPT:
             self._found.clear()
         self._found[key] = (state, new)  # type: ignore[assignment]
@@ -74,10 +73,8 @@ def of(db: apsw.Connection) -> KeptPostings | None:
     return found
 
 
-def _brought_up_to_date(
-    db: apsw.Connection, table: str, phrase: str, old: Posting, changed: frozenset[int], lengths: np.ndarray
-) -> Posting | object:
-    """`old` with the `changed` rows as the index holds them now; _UNKNOWN if a length is missing."""
+def _brought_up_to_date(db: apsw.Connection, table: str, phrase: str, old: Posting, changed: frozenset[int]) -> Posting:
+    """`old` (compact) with the `changed` rows as the index holds them now."""
     if not changed:
         return old
     rows = np.array(sorted(changed), dtype=np.int64)
@@ -86,14 +83,15 @@ def _brought_up_to_date(
     if not matched and kept.all():
         return old  # no changed row holds the phrase, before or now
     new_rows = np.array([r for r, _ in matched], dtype=np.int64)
-    if len(new_rows) and (new_rows[-1] >= len(lengths) or np.isnan(lengths[new_rows]).any()):
-        return _UNKNOWN
-    rowids, counts, found = old.rowids[kept], old.counts[kept], old.lengths[kept]
+    # In the widest types: a new row or count may not fit the compact ones of the old rows.
+    rowids, counts = old.rowids[kept].astype(np.int64), old.counts[kept].astype(np.int64)
     places = np.searchsorted(rowids, new_rows)  # the changed rows are not among those kept
-    return Posting(
-        np.insert(rowids, places, new_rows),
-        np.insert(counts, places, np.array([c for _, c in matched], dtype=np.float64)),
-        np.insert(found, places, lengths[new_rows]),
+    return postings.compact(
+        Posting(
+            np.insert(rowids, places, new_rows),
+            np.insert(counts, places, np.array([c for _, c in matched], dtype=np.int64)),
+            None,
+        )
     )
 
 

@@ -37,7 +37,7 @@ TABLES = ("fts_words", "fts_trigram")
 FUNCTION = "visible_bm25"
 ROWS, TOKENS = "fts_row_count", "fts_token_count"
 _DOCUMENTS_KEPT = 4096  # phrase counts kept per viewer's statistics
-_POSTING_ROWS_KEPT = 400_000  # posting entries kept per viewer's statistics (16 bytes each, with the lengths)
+_POSTING_ROWS_KEPT = 400_000  # posting entries kept per viewer's statistics
 
 
 @dataclass(frozen=True)
@@ -117,20 +117,25 @@ class Statistics:
         if phrase not in self._postings:
             if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
                 self._postings.clear()
-            if self.raw is not None:
+            if self.raw is not None and self.lengths is not None:
                 found = self.raw.get(db, self.table, phrase, self.state, self.lengths)
             else:
                 found = postings.read(db, self.table, phrase, self.lengths)
-            self._postings[phrase] = None if found is None else self._visible(found)
+            self._postings[phrase] = None if found is None else self._visible(db, found)
         return self._postings[phrase]
 
-    def _visible(self, posting: Posting) -> Posting:
-        """The posting's rows the viewer may see."""
+    def _visible(self, db: apsw.Connection, posting: Posting) -> Posting:
+        """The posting's rows the viewer may see, with their lengths (a kept, compact one's from the array:
+        kept with the view's posting, they are read in order when it is scored, not gathered each time)."""
         hidden = self.hidden_rows
-        if not len(hidden) or not len(posting):
-            return posting
-        shown = ~postings.places_in(hidden, posting.rowids)[1]
-        return Posting(posting.rowids[shown], posting.counts[shown], posting.lengths[shown])
+        if len(hidden) and len(posting):
+            shown = ~postings.places_in(hidden, posting.rowids)[1]
+            lengths = None if posting.lengths is None else posting.lengths[shown]
+            posting = Posting(posting.rowids[shown], posting.counts[shown], lengths)
+        if posting.lengths is None and self.lengths is not None:
+            lengths = postings.narrow(postings.lengths_at(db, self.table, posting.rowids, self.lengths))
+            posting = Posting(posting.rowids, posting.counts, lengths)
+        return posting
 
     def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:
         """`ranked` over the phrases' postings (the viewer's rows of each), scored by `_visible_bm25`'s
@@ -142,12 +147,13 @@ class Statistics:
         if not len(every):
             return []
         if len(kept) == 1:  # already ascending and distinct
-            rowids, lengths = kept[0].rowids, kept[0].lengths
+            rowids, lengths = kept[0].rowids, _lengths(kept[0])
         else:
             order = np.argsort(every, kind="stable")
             ordered = every[order]
             first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
-            rowids, lengths = ordered[first], np.concatenate([p.lengths for p in kept])[order][first]
+            rowids, lengths = ordered[first], np.concatenate([_lengths(p) for p in kept])[order][first]
+        lengths = lengths.astype(np.float64, copy=False)  # exact: whole numbers `narrow` kept as float32
         avgdl = self.tokens / self.rows
         norm = K1 * (1 - B + B * lengths / avgdl)
         score = np.zeros(len(rowids))
@@ -158,6 +164,11 @@ class Statistics:
         negative = -1.0 * score
         order = _first_k(negative, rowids, k)
         return [(int(r), -float(s)) for r, s in zip(rowids[order].tolist(), negative[order].tolist(), strict=True)]
+
+
+def _lengths(posting: Posting) -> np.ndarray:
+    assert posting.lengths is not None  # `_visible` gives every view's posting its lengths
+    return posting.lengths
 
 
 def _first_k(negative: np.ndarray, rowids: np.ndarray, k: int) -> np.ndarray:

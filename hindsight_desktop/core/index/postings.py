@@ -24,12 +24,46 @@ _TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']*)'", re.IGNORECASE)
 class Posting:
     """The rows that hold one token: sorted rowids, with the token's count and the row's length in each."""
 
-    rowids: np.ndarray  # int64, ascending
-    counts: np.ndarray  # float64
-    lengths: np.ndarray  # float64, the row's length in tokens
+    rowids: np.ndarray  # int64, ascending (int32 in a `compact` one)
+    counts: np.ndarray  # float64 (uint16 in a `compact` one)
+    lengths: np.ndarray | None  # float64, the row's length in tokens (`narrow` in a view's); None in a `compact` one
 
     def __len__(self) -> int:
         return len(self.rowids)
+
+
+def compact(posting: Posting) -> Posting:
+    """The posting without its lengths and in the narrowest types that hold its numbers exactly: what a
+    read connection keeps, over many rows, beside the kept array its lengths are taken from (`lengths_at`)."""
+    rowids, counts = posting.rowids, posting.counts
+    if rowids.dtype != np.int32 and (not len(rowids) or rowids[-1] <= np.iinfo(np.int32).max):
+        rowids = rowids.astype(np.int32)
+    if counts.dtype != np.uint16 and (not len(counts) or counts.max() <= np.iinfo(np.uint16).max):
+        counts = counts.astype(np.uint16)
+    return Posting(rowids, counts, None)
+
+
+def lengths_at(db: apsw.Connection, table: str, rowids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The lengths of `rowids` (ascending) from `lengths`, every row's by rowid; a row the array has no
+    length for is read from the index's %_docsize table, as a posting read without the array reads it."""
+    if not len(rowids) or rowids[-1] < len(lengths):
+        found = lengths[rowids]
+    else:
+        found = np.full(len(rowids), np.nan)
+        within = np.searchsorted(rowids, len(lengths))  # the rowids the array reaches
+        found[:within] = lengths[rowids[:within]]
+    missing = np.isnan(found)
+    if missing.any():
+        found[missing] = lengths_of(db, table, rowids[missing])
+    return found
+
+
+def narrow(lengths: np.ndarray) -> np.ndarray:
+    """Row lengths as float32 where every one is a whole number it holds exactly (all but a row of
+    millions of tokens), else as they are: a view keeps them with its postings, as float64 again to score."""
+    if lengths.dtype == np.float64 and (not len(lengths) or lengths.max() < 2**24):
+        return lengths.astype(np.float32)
+    return lengths
 
 
 def read(db: apsw.Connection, table: str, phrase: str, lengths: np.ndarray | None = None) -> Posting | None:

@@ -167,3 +167,36 @@ def test_a_long_memory_scores_the_same_both_ways(tmp_path, monkeypatch):
         fast, slow = _both_ways(db, monkeypatch, lambda seen: keyword.search(db, "Lisbon coffee", 10, seen))
         assert fast == slow and long in dict(fast) and hidden not in dict(fast)
     store.close()
+
+
+def test_a_compact_posting_holds_the_same_numbers():
+    """Narrower types only where every number fits them; a rowid or a count past them keeps its type."""
+    small = postings.Posting(np.array([1, 5, 9]), np.array([1.0, 2.0, 65535.0]), np.array([3.0, 4.0, 5.0]))
+    found = postings.compact(small)
+    assert (found.rowids.dtype, found.counts.dtype, found.lengths) == (np.int32, np.uint16, None)
+    assert found.rowids.tolist() == [1, 5, 9] and found.counts.tolist() == [1, 2, 65535]
+    large = postings.Posting(np.array([1, 2**31]), np.array([1.0, 65536.0]), np.array([3.0, 4.0]))
+    found = postings.compact(large)
+    assert found.rowids.tolist() == [1, 2**31] and found.counts.tolist() == [1.0, 65536.0]
+
+
+def test_a_row_the_kept_lengths_lack_is_read_from_the_index(store):
+    """A compact posting's lengths come from the array, and from %_docsize for a row it has none for."""
+    with store.read() as db:
+        rowids = np.array([r for (r,) in db.execute("SELECT id FROM fts_words_docsize ORDER BY id")], dtype=np.int32)
+        want = postings.lengths_of(db, "fts_words", rowids)
+        whole = np.full(int(rowids[-1]) + 1, np.nan)
+        whole[rowids] = want
+        assert postings.lengths_at(db, "fts_words", rowids, whole).tolist() == want.tolist()
+        holed = whole[: int(rowids[-1])].copy()  # the last row beyond it
+        holed[rowids[0]] = np.nan
+        assert postings.lengths_at(db, "fts_words", rowids, holed).tolist() == want.tolist()
+        assert np.isnan(holed[rowids[0]])  # the kept array is left as it was
+
+
+def test_lengths_are_narrowed_only_where_each_is_held_exactly():
+    lengths = np.array([0.0, 3.0, 2.0**24 - 1])
+    narrowed = postings.narrow(lengths)
+    assert narrowed.dtype == np.float32 and narrowed.astype(np.float64).tolist() == lengths.tolist()
+    long = np.array([3.0, 2.0**24 + 1])  # float32 would round it
+    assert postings.narrow(long).dtype == np.float64 and postings.narrow(long).tolist() == long.tolist()

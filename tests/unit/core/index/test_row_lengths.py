@@ -199,3 +199,20 @@ def test_a_full_read_by_ranges_of_rowids_reads_every_row(store, monkeypatch):
             monkeypatch.undo()
             assert np.array_equal(whole.lengths, ranged.lengths, equal_nan=True) and whole.rows == len(store.rowids)
             assert (whole.rows, whole.tokens) == (ranged.rows, ranged.tokens)
+
+
+def test_kept_postings_hold_no_lengths_and_a_count_past_their_type_stays_exact(store):
+    """What a read connection keeps is compact (the lengths are the array's; its views keep theirs as
+    float32), and a row brought in later whose count does not fit the kept type is still counted exactly."""
+    _same_everywhere(store)
+    with store.read() as db:
+        kept = [p for _, p in kept_postings.of(db)._found.values() if p is not None]
+        viewed = [p for p in keyword_stats.view(db, "me").words._postings.values() if p is not None]
+        assert kept and all(p.lengths is None and p.counts.dtype == np.uint16 for p in kept)
+        assert viewed and all(p.lengths is not None and p.lengths.dtype == np.float32 for p in viewed)
+    with store.write() as db:
+        many = insert_indexed(db, "ramen " * 70_000 + "Lisbon", WHEN)
+    _same_everywhere(store)  # the kept postings brought up to date, not read again
+    with store.read() as db:
+        (_, ramen), *_ = [v for (t, q), v in kept_postings.of(db)._found.items() if t == "fts_words" and "ramen" in q]
+        assert ramen is not None and ramen.counts[np.searchsorted(ramen.rowids, many)] == 70_000
