@@ -214,10 +214,16 @@ def recall(
             trace.extend(_signals(r) | {"rowid": r.cand.rowid} for r in ranked)
         _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
         ranked.sort(key=lambda r: -r.relevance)
-        # Whom the question asks about; ranking and confidence both read it.
+        # Whom the question asks about, and whom the first results are about: ranking and confidence
+        # both read it ("my wife" is also the Sarah a memory calls "my wife Sarah").
         about = subjects.of(q.text, now, found_dates, question=True)
-        if q.mode == "hybrid" and about and w.other_subject < 1:
-            _others_after(db, ranked, about, q.limit + OTHERS_WINDOW, now, w.other_subject)
+        tied = about  # with the names memories tie to it
+        whom: dict[int, subjects.Match] = {}
+        if about:
+            window = ranked[: q.limit + OTHERS_WINDOW]
+            tied, whom = _whom(db, window, about, [c.head for c in cands.values()], now)
+            if q.mode == "hybrid" and w.other_subject < 1:
+                _others_after(ranked, whom, len(window), w.other_subject)
         if q.mode == "hybrid" and w.repeat > 0:
             ranked = _demote_repeats(parts, db, ranked, q.limit, w)
         _rank_superseded_below_successors(ranked)
@@ -247,8 +253,6 @@ def recall(
     ]
     # A name says whom the question is about, not what it asks: no exact-match lift from names alone.
     specific = any(kind != "person" for kind, _ in qentities)
-    if about:  # "my wife" is also the Sarah a memory calls "my wife Sarah"
-        about = subjects.aliases(about, [c.head for c in cands.values()] + [h.memory.content for h in hits], now)
     for i, (hit, r) in enumerate(zip(hits, ranked, strict=True), 1):
         hit.rank = i
         hit.confidence = sure.confidence(
@@ -257,7 +261,7 @@ def recall(
             sure.coverage(content, hit.memory.content, other),
             parts.calibration,
             asked,
-            same_subject=subjects.same(about, hit.memory.content),
+            same_subject=_about(whom, r.cand.rowid, tied, hit.memory.content),
             meaning_only=r.cand.rowid in fillers,
         )
     return hits
@@ -497,20 +501,29 @@ def _explain(r: Ranked) -> dict[str, float]:
     return scores
 
 
-def _others_after(
-    db: apsw.Connection, ranked: list[Ranked], about: subjects.Subjects, window: int, now: datetime, share: float
-) -> None:
+def _whom(
+    db: apsw.Connection, window: list[Ranked], about: subjects.Subjects, heads: list[str], now: datetime
+) -> tuple[subjects.Subjects, dict[int, subjects.Match]]:
+    """Whom the question asks about with the names the memories tie to it (the candidates' openings and
+    the window's whole texts), and whether each result of the window is about them."""
+    texts = memories.contents(db, [r.cand.rowid for r in window])
+    named = subjects.aliases(about, [*heads, *texts.values()], now)
+    return named, {rowid: subjects.same(named, text) for rowid, text in texts.items()}
+
+
+def _about(whom: dict[int, subjects.Match], rowid: int, about: subjects.Subjects, text: str) -> subjects.Match:
+    """Whether a result is about whom the question asks: as `_whom` found it, or read now."""
+    found = whom.get(rowid)
+    return found if found is not None else subjects.same(about, text)
+
+
+def _others_after(ranked: list[Ranked], whom: dict[int, subjects.Match], window: int, share: float) -> None:
     """Among the first `window` results, one about someone other than whom the question names keeps
     `share` of its relevance, and the window is ordered again. The model puts a near miss about another
-    person as close as an answer ("I am allergic to penicillin" for "what is my daughter allergic to?");
-    whom a memory names is read from its whole text, with the names memories tie to the asked relation
-    ("女儿朵朵…" makes 朵朵 the daughter)."""
+    person as close as an answer ("I am allergic to penicillin" for "what is my daughter allergic to?")."""
     head = ranked[:window]
-    texts = memories.contents(db, [r.cand.rowid for r in head])
-    about = subjects.aliases(about, texts.values(), now)
     for r in head:
-        text = texts.get(r.cand.rowid)
-        if text is not None and subjects.same(about, text, now) == subjects.Match.OTHER:
+        if whom.get(r.cand.rowid) == subjects.Match.OTHER:
             r.other = r.relevance * (1 - share)
             r.relevance -= r.other
     ranked[:window] = sorted(head, key=lambda r: -r.relevance)
