@@ -79,6 +79,8 @@ _ASKS_NAME = re.compile(r"是谁|叫什么|什么名字|名字是|叫啥|\bwho(?
 _NAMED_AFTER = re.compile(r"\b([a-z]+)(?:,|\s+is|\s+called|\s+named)?\s+([A-Z][a-z]+)")
 _REFERENCE = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on when a text is read
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+# Words after which an English relation word names a person: "my manager", "the boss".
+_DETERMINERS = frozenset(["my", "our", "his", "her", "their", "your", "the", "a", "an", "whose"])
 _ENGLISH = {word: key for key, (english, _) in _RELATIONS.items() for word in english}
 # Longest first, so 外甥女 is a niece, not a nephew, and 表姐 a cousin, not a sister.
 _CHINESE = sorted(
@@ -147,8 +149,30 @@ def of(text: str, now: datetime, dates: list[Found] | None = None, *, question: 
         ]
         if len(lone) == 1:  # several ("the Mid-Autumn Festival") are more likely a title than a person
             names.add(lone[0])
-    relations = frozenset(relations_in(text))
+    relations = frozenset(_asked_relations(text) if question else relations_in(text))
     return Subjects(frozenset(names), relations, question and bool(relations) and bool(_ASKS_NAME.search(text)))
+
+
+def _asked_relations(question: str) -> set[str]:
+    """The relations a question asks about: as relations_in finds them, less an English relation word that
+    heads a compound ("Which password manager am I using?", "the project manager"): one counts after a
+    possessive or an article ("my manager", "Tom's wife", "the boss"), before or as a name ("Aunt Rosa"),
+    or opening the question."""
+    found = relations_in(question)
+    if not found or not _ANY_ENGLISH.search(question.lower()):
+        return found
+    words = _LATIN_WORD.findall(question)
+    english = set()
+    for i, word in enumerate(words):
+        key = _ENGLISH.get(_possessive(word.lower()))
+        if key is None:
+            continue
+        before = words[i - 1].lower() if i else ""
+        named = word[0].isupper() or (i + 1 < len(words) and words[i + 1][0].isupper())
+        if not before or before in _DETERMINERS or before.endswith(("'s", "\u2019s", "s'")) or named:
+            english.add(key)
+    chinese = relations_in("".join(ch for ch in question if not ch.isascii()))
+    return english | chinese
 
 
 def aliases(asked: Subjects, texts: Iterable[str], now: datetime) -> Subjects:

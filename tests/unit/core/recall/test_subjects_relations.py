@@ -3,6 +3,8 @@ text: what it finds must be what that pass finds, whatever the case, apostrophe 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from hindsight_desktop.core.recall import subjects
@@ -37,3 +39,20 @@ def test_possessive_endings_with_either_apostrophe():
     assert subjects._possessive("wife\u2019s") == "wife"
     assert subjects._possessive("sisters'") == "sisters"
     assert subjects._possessive("sisters") == "sisters"  # no apostrophe: the word as it is
+
+
+@pytest.mark.parametrize(
+    ("question", "keys"),
+    [
+        ("Which password manager am I using?", set()),  # a compound's head names no one
+        ("What did the project manager say?", set()),
+        ("What does my manager like?", {"manager"}),
+        ("Who is the boss here?", {"manager"}),
+        ("What is Tom's wife called?", {"wife"}),
+        ("What is Aunt Rosa's number?", {"aunt"}),
+        ("Daughter's birthday?", {"daughter"}),
+        ("我女儿对什么过敏？", {"daughter"}),
+    ],
+)
+def test_the_relations_a_question_asks_about(question, keys):
+    assert subjects.of(question, datetime(2026, 12, 1, tzinfo=UTC), question=True).relations == keys
