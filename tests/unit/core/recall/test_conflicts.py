@@ -97,7 +97,7 @@ def test_questions_about_the_past(question):
 
 
 def test_another_thing_of_one_owner_neither_replaces_nor_moves_up(engine, clock):
-    # "老家的电费…改成了…" says a change of the electricity bill, not of the water bill beside it.
+    # "外公的降糖药…改成了…" says a change of his diabetes pill, not of the blood pressure pill beside it.
     asked = engine.write("外公的降压药是每天早上吃一片。")
     clock.advance(days=30)
     other = engine.write("外公的降糖药现在改成了晚饭后吃。")
