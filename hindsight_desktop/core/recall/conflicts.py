@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import apsw
@@ -32,9 +31,8 @@ import numpy as np
 from hindsight_desktop.core.context import Parts
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
-from hindsight_desktop.core.text.word_forms import same_word
 from hindsight_desktop.core.write import gate_language as lang
-from hindsight_desktop.core.write.gate_change import about_same_thing, owner_only, subject_terms
+from hindsight_desktop.core.write.gate_change import CLAUSE, Words, about_same_thing, owner_only, subject_terms
 from hindsight_desktop.core.write.gate_rules import read_cues
 
 if TYPE_CHECKING:
@@ -67,10 +65,6 @@ _PAST = re.compile(
 )
 
 
-# Clause ends (the punctuation is kept, so that a question's clause can be told).
-_CLAUSE = re.compile(r"([,.;:!?，。；：！？\n]+)")
-
-
 def asks_current(question: str) -> bool:
     """The question asks for what holds now, not for an earlier state or a past event."""
     return _PAST.search(question.strip()) is None
@@ -94,7 +88,7 @@ def newer_first(
     if not pairs:
         return []
     texts = memories.contents(db, [r.cand.rowid for r in head])
-    words = {rowid: _Words.of(text) for rowid, text in texts.items()}
+    words = {rowid: Words.of(text) for rowid, text in texts.items()}
     asked = _distinguishing(_question_terms(question), list(words.values()))
     fitting = []
     for older, newer, closeness in pairs:
@@ -128,26 +122,7 @@ def _put_before(
     return found
 
 
-@dataclass(frozen=True)
-class _Words:
-    """A text folded for looking up the question's terms, with its English subject terms."""
-
-    folded: str
-    terms: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> _Words:
-        folded = unicodedata.normalize("NFKC", text).lower()
-        return cls(folded, frozenset(t for t in subject_terms(folded) if not segment.has_han(t)))
-
-    def hold(self, term: str) -> bool:
-        """A Chinese word anywhere in the text, an English one in any of its forms (`same_word`)."""
-        if segment.has_han(term):
-            return term in self.folded
-        return term in self.terms or any(same_word(term, mine) for mine in self.terms)
-
-
-def _distinguishing(asked: set[str], results: list[_Words]) -> set[str]:
+def _distinguishing(asked: set[str], results: list[Words]) -> set[str]:
     """The question's terms less those held by COMMON_SHARE or more of the results, and by more than the
     two of a pair: a term that nearly every result holds (the speakers' names in a conversation) tells
     no answer from another; in a store of a few memories, two may be all there are."""
@@ -181,7 +156,7 @@ def _question_terms(question: str) -> set[str]:
     return latin | {w for w in segment.words(question) if len(w) > 1}
 
 
-def _covered(asked: set[str], words: _Words) -> int:
+def _covered(asked: set[str], words: Words) -> int:
     """How many of the question's terms (`_question_terms`) a text holds."""
     return sum(1 for term in asked if words.hold(term))
 
@@ -195,7 +170,7 @@ def changes(text: str, other: str) -> bool:
     if not read_cues(text).change or owner_only(text, other):
         return False
     theirs = subject_terms(other)
-    for clause, end in zip(_CLAUSE.split(text)[0::2], [*_CLAUSE.split(text)[1::2], ""], strict=True):
+    for clause, end in zip(CLAUSE.split(text)[0::2], [*CLAUSE.split(text)[1::2], ""], strict=True):
         if "?" in end or "？" in end:
             continue
         folded = unicodedata.normalize("NFKC", clause).lower()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from hindsight_desktop.core.text import overlap, segment
 from hindsight_desktop.core.text.language import dominant_language
@@ -18,8 +19,8 @@ from hindsight_desktop.core.write.gate_rules import RULES_CHARS
 # and the wording not repeated, two texts are about the same thing said differently. Unrelated
 # memories of one person's life sit mostly below it, small talk well below it.
 RESTATES = 0.45
-# Clause ends, for finding the clause that says a change.
-_CLAUSE = re.compile(r"[,.;:!?，。；：！？\n]+")
+# Clause ends (the punctuation is kept, so that a question's clause can be told).
+CLAUSE = re.compile(r"([,.;:!?，。；：！？\n]+)")
 # Subject terms of its own a text needs to say something other than a memory it is close to (a Chinese
 # word counts as its character pairs, so one new word is about two).
 NEW_WORDS = 2
@@ -97,22 +98,25 @@ def owner_only(text: str, other: str) -> bool:
     "Lily's phone…" beside "Lily's laptop…"): then they speak of two things of one owner, and a change to
     one is no new value of the other. False when they share no word at all. Words are Chinese dictionary
     words of two characters or more and the other subject terms (not the character pairs that run across
-    "的", which subject_terms also counts)."""
-    mine, theirs = _owner_words(text), _owner_words(other)
-    shared = mine.keys() & theirs.keys()
-    return bool(shared) and all(mine[w] and theirs[w] for w in shared)
+    "的", which subject_terms also counts), read in each text's opening (what the rules read: a long text
+    costs no more)."""
+    mine, theirs = _opening(text), _opening(other)
+    shared = _words(mine) & _words(theirs)
+    return bool(shared) and all(_always_owner(mine, w) and _always_owner(theirs, w) for w in shared)
 
 
-def _owner_words(text: str) -> dict[str, bool]:
-    """The words of the text's opening (what the rules read: a long text costs no more), each with whether
-    every time it occurs there an owner's mark follows: "的" after a Chinese word, "'s" after another."""
-    folded = unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower().replace("\u2019", "'")
+def _opening(text: str) -> str:
+    return unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower().replace("\u2019", "'")
+
+
+def _words(folded: str) -> set[str]:
     words = {w for w in segment.words(folded) if len(w) > 1 and segment.has_han(w)}
-    words |= {t for t in subject_terms(folded) if not segment.has_han(t)}
-    return {w: _always_owner(folded, w) for w in words}
+    return words | {t for t in subject_terms(folded) if not segment.has_han(t)}
 
 
 def _always_owner(folded: str, word: str) -> bool:
+    """`word` occurs in `folded`, and an owner's mark follows it every time: "的" after a Chinese word,
+    "'s" after another."""
     mark = "的" if segment.has_han(word) else "'s"
     at, seen = folded.find(word), False
     while at >= 0:
@@ -133,23 +137,34 @@ def names_what_changed(text: str, other: str) -> bool:
     clause that says it ("老家的电费 | 现在改成了…": 老家 or 电费; "Tony | 离职了"; "岳父把帕萨特 | 卖了").
     "燃气费改成从招行卡自动扣了" shares "自动扣" with that electricity bill, but not the bill. True when the
     cue opens its clause or nothing but fillers stands before it: nothing then names what changed."""
-    theirs = unicodedata.normalize("NFKC", other).lower()
-    their_terms = subject_terms(theirs)
+    theirs = Words.of(other)
     folded = unicodedata.normalize("NFKC", text[:RULES_CHARS]).lower()
-    for clause in _CLAUSE.split(folded):
+    for clause in CLAUSE.split(folded)[0::2]:
         cue = lang.CHANGE.search(clause)
         if cue is None:
             continue
         before = clause[: cue.start()]
         named = {w for w in segment.words(before) if len(w) > 1 and w not in lang.WHEN_WORDS}
         named |= {t for t in subject_terms(before) if not segment.has_han(t) and t not in lang.WHEN_WORDS}
-        return not named or any(_held(w, theirs, their_terms) for w in named)
+        return not named or any(theirs.hold(w) for w in named)
     return True
 
 
-def _held(word: str, folded: str, terms: set[str]) -> bool:
-    """A Chinese word anywhere in the folded text; another in its subject terms, in any form ("photo" in
-    "photos")."""
-    if segment.has_han(word):
-        return word in folded
-    return any(same_word(word, term) for term in terms)
+@dataclass(frozen=True)
+class Words:
+    """A text folded for looking words up in it, with its English subject terms."""
+
+    folded: str
+    terms: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        folded = unicodedata.normalize("NFKC", text).lower()
+        return cls(folded, frozenset(t for t in subject_terms(folded) if not segment.has_han(t)))
+
+    def hold(self, term: str) -> bool:
+        """A Chinese word anywhere in the text, an English one in any of its forms (`same_word`: "photo"
+        in "photos")."""
+        if segment.has_han(term):
+            return term in self.folded
+        return term in self.terms or any(same_word(term, mine) for mine in self.terms)

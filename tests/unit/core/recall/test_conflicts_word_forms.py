@@ -14,10 +14,9 @@ from hindsight_desktop.core.recall.conflicts import (
     _distinguishing,
     _question_terms,
     _same_attribute,
-    _Words,
-    same_word,
 )
-from hindsight_desktop.core.write.gate_change import says_changed
+from hindsight_desktop.core.text.word_forms import same_word
+from hindsight_desktop.core.write.gate_change import Words, says_changed
 
 
 def _ids(engine, question: str) -> list[str]:
@@ -43,12 +42,12 @@ def test_chinese_questions_count_whole_words_not_pairs_across_them():
     asked = _question_terms("外公每天打多少胰岛素？")
     assert {"外公", "每天", "胰岛素"} <= asked
     assert "公每" not in asked  # a character pair across two words
-    assert _covered(asked, _Words.of("外公的胰岛素加到了10个单位。")) == 3  # 外公, 胰岛, 胰岛素
+    assert _covered(asked, Words.of("外公的胰岛素加到了10个单位。")) == 3  # 外公, 胰岛, 胰岛素
 
 
 def test_a_term_nearly_every_result_holds_tells_nothing():
     texts = ("Gina: I love dance.", "Gina: my store is busy.", "Gina: so tired.", "Jon: a new studio.")
-    results = [_Words.of(t) for t in texts]
+    results = [Words.of(t) for t in texts]
     assert _distinguishing({"gina", "studio"}, results) == {"studio"}
     assert _distinguishing({"gina"}, results[:2]) == {"gina"}  # two results: maybe all there are
 
