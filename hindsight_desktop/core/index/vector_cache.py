@@ -277,9 +277,9 @@ class VectorCache:
                 if unseen is not None:
                     distance[unseen] = self.words * 64 + 1  # past every real distance: never a candidate
                 keep = min(visible, max(MIN_RESCORE, k * RESCORE_FACTOR))
-                # Distances are small integers: the cut-off comes from a histogram, cheaper than a partial
-                # sort of 100k values; rows tied at the cut-off all go on to rescoring.
-                cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance, minlength=self.words * 64 + 2)), keep))
+                # The cut-off is the keep-th smallest distance: a partition (of a copy) costs less than a
+                # histogram of the distances; rows tied at the cut-off all go on to rescoring.
+                cutoff = int(np.partition(distance, keep - 1)[keep - 1])
                 candidates = np.flatnonzero(distance <= cutoff)
             codes, scale = self._codes_at(db, candidates)
             sims = (codes.astype(np.float32) @ query.astype(np.float32)) * scale

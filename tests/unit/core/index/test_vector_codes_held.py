@@ -168,3 +168,36 @@ def test_the_hamming_pass_counts_every_row_across_chunks(tmp_path, monkeypatch):
     got = cache._hamming(query, len(cache))
     assert np.array_equal(got, want[cache._rowids[: len(cache)] - 1])
     store.close()
+
+
+def test_every_row_within_the_cut_off_distance_goes_on_to_rescoring(tmp_path, monkeypatch):
+    """The coarse pass keeps exactly the rows at or under the keep-th smallest distance among the visible
+    rows, every row tied at it included, and never a hidden one."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 64, EXACT_BELOW + 3000  # one word a vector: many rows tie at each distance
+    data = _clustered(n + 5, dim, seed=21)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for rowid in range(1, n + 1):
+            index.add(db, rowid, data[rowid - 1])
+    cache, words = index.cache, vector_codes.words_of(dim)
+    asked: list[np.ndarray] = []
+    codes_at = vector_cache.VectorCache._codes_at
+    monkeypatch.setattr(
+        vector_cache.VectorCache, "_codes_at", lambda self, db, rows: (asked.append(rows), codes_at(self, db, rows))[1]
+    )
+    hidden = np.arange(2, n + 1, 9, dtype=np.int64)
+    with store.read() as db:
+        for q, shut in [(data[n], None), (data[n + 1], hidden), (data[n + 2], None)]:
+            asked.clear()
+            index.nearest(db, q, 10, shut)
+            query = vector_codes.sign_bits(q[None, :], words)[0]
+            every = np.bitwise_count(vector_codes.sign_bits(data[:n], words) ^ query).sum(axis=1)
+            visible = np.ones(n, dtype=bool) if shut is None else ~np.isin(np.arange(1, n + 1), shut)
+            keep = min(int(visible.sum()), max(vector_cache.MIN_RESCORE, 10 * vector_cache.RESCORE_FACTOR))
+            cutoff = np.sort(every[visible])[keep - 1]
+            want = np.flatnonzero(visible & (every <= cutoff)) + 1
+            got = np.sort(cache._rowids[asked[0]])
+            assert np.array_equal(got, want)
+            assert len(want) > keep  # ties at the cut-off were kept, not cut to `keep`
+    store.close()
