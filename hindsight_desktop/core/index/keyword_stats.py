@@ -140,27 +140,24 @@ class Statistics:
     def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:
         """`ranked` over the phrases' postings (the viewer's rows of each), scored by `_visible_bm25`'s
         formula, operation for operation, over the rows that hold any of them."""
-        kept = found
-        for phrase, posting in zip(phrases, kept, strict=True):
+        for phrase, posting in zip(phrases, found, strict=True):
             self._documents.setdefault(phrase, len(posting))
-        every = np.concatenate([p.rowids for p in kept])
+        every = np.concatenate([p.rowids for p in found])
         if not len(every):
             return []
-        if len(kept) == 1:  # already ascending and distinct
-            rowids, lengths = kept[0].rowids, _lengths(kept[0])
-        else:
-            order = np.argsort(every, kind="stable")
-            ordered = every[order]
-            first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
-            rowids, lengths = ordered[first], np.concatenate([_lengths(p) for p in kept])[order][first]
-        lengths = lengths.astype(np.float64, copy=False)  # exact: whole numbers `narrow` kept as float32
+        # Each posting's rows are distinct, so its place in the union (`at`) takes each row's share once;
+        # a row no posting of a phrase holds gets nothing from it, as a zero frequency gives nothing.
+        rowids, at = np.unique(every, return_inverse=True)
         avgdl = self.tokens / self.rows
-        norm = K1 * (1 - B + B * lengths / avgdl)
         score = np.zeros(len(rowids))
-        for posting in kept:
-            freq = np.zeros(len(rowids))
-            freq[np.searchsorted(rowids, posting.rowids)] = posting.counts
-            score += self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm))
+        start = 0
+        for posting in found:
+            places = at[start : start + len(posting)]
+            start += len(posting)
+            freq = posting.counts.astype(np.float64, copy=False)
+            lengths = _lengths(posting).astype(np.float64, copy=False)  # exact: whole numbers `narrow` kept
+            norm = K1 * (1 - B + B * lengths / avgdl)
+            score[places] += self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm))
         negative = -1.0 * score
         order = _first_k(negative, rowids, k)
         return [(int(r), -float(s)) for r, s in zip(rowids[order].tolist(), negative[order].tolist(), strict=True)]
