@@ -94,7 +94,7 @@ def read(db: apsw.Connection, table: str, phrase: str, lengths: np.ndarray | Non
         return _EMPTY
     docs, sizes, total = row
     assert isinstance(docs, str) and isinstance(sizes, str) and isinstance(total, int)
-    occurrences = np.array(json.loads(f"[{docs}]"), dtype=np.int64)
+    occurrences = integers(docs, total)
     rowids, first, counts = np.unique(occurrences, return_index=True, return_counts=True)
     return Posting(rowids, counts.astype(np.float64), varints(bytes.fromhex(sizes), total)[first])
 
@@ -107,9 +107,9 @@ def _counted(db: apsw.Connection, table: str, token: str, lengths: np.ndarray) -
     ).fetchone()
     if row is None or not row[1]:
         return _EMPTY
-    docs = row[0]
-    assert isinstance(docs, str)
-    rowids, counts = np.unique(np.array(json.loads(f"[{docs}]"), dtype=np.int64), return_counts=True)
+    docs, total = row
+    assert isinstance(docs, str) and isinstance(total, int)
+    rowids, counts = np.unique(integers(docs, total), return_counts=True)
     if rowids[-1] >= len(lengths):
         return None
     found = lengths[rowids]
@@ -155,7 +155,16 @@ def row_sizes(db: apsw.Connection, table: str, where: str, args: tuple[object, .
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     ids, sizes, count = row
     assert isinstance(ids, str) and isinstance(sizes, str) and isinstance(count, int)
-    return np.array(json.loads(f"[{ids}]"), dtype=np.int64), varints(bytes.fromhex(sizes), count)
+    return integers(ids, count), varints(bytes.fromhex(sizes), count)
+
+
+def integers(listed: str, count: int) -> np.ndarray:
+    """`count` whole numbers listed with commas between them (SQLite's group_concat of rowids), parsed in C:
+    a JSON parse of a common term's rows built a Python int per row first."""
+    found = np.fromstring(listed, dtype=np.int64, sep=",")
+    if len(found) != count:
+        raise ValueError(f"expected {count} rowids in the keyword index's list, read {len(found)}")
+    return found
 
 
 def varints(data: bytes, count: int) -> np.ndarray:
