@@ -1,11 +1,12 @@
 """Each phrase's posting over every row of an index, kept across this process's own writes.
 
 A term's posting (postings.py) is read from FTS5's instance table, a scan of every occurrence: most of a
-keyword search right after a write, when every kept posting used to be dropped. A read connection's
-views share these postings (before each viewer's hidden rows are left out), each kept with the state
-of the indexes it is of. At a later state, if the ledger (row_lengths.py) knows which rows changed in
-between, a posting asked again is the old one less those rows, plus those of them that hold the phrase
-now: one FTS5 match limited to those rowids, its counts from the phrase's offsets.
+keyword search right after a write, when every kept posting used to be dropped. Every read connection of
+the store shares these postings (before each viewer's hidden rows are left out), each kept with the state
+of the indexes it is of, up to a bound on the rows kept, the least recently asked going first. At a later
+state, if the ledger (row_lengths.py) knows which rows changed in between, a posting asked again is the
+old one less those rows, plus those of them that hold the phrase now: one FTS5 match limited to those
+rowids, its counts from the phrase's offsets.
 The result is the posting a full read gives (tests/unit/core/index/test_row_lengths.py). Each is kept
 `postings.compact`, its rows' lengths left to the kept array (row_lengths.py) they are scored with.
 """
@@ -13,32 +14,40 @@ The result is the posting a full read gives (tests/unit/core/index/test_row_leng
 from __future__ import annotations
 
 import json
+import threading
 import weakref
 
 import apsw
 import numpy as np
 
 from hindsight_desktop.core.index import postings, row_lengths
+from hindsight_desktop.core.index.least_recent import LeastRecent
 from hindsight_desktop.core.index.postings import Posting
 from hindsight_desktop.core.index.row_lengths import Ledger
 
-ROWS_KEPT = 400_000  # posting entries kept per connection (6 bytes each, `postings.compact`)
+# Posting entries kept for the whole store (6 bytes each, `postings.compact`): a million-memory store's
+# common words hold 30k-120k rows each, and the postings of a few dozen questions fit.
+ROWS_KEPT = 4_000_000
 _COUNT = "phrase_count"
 _UNKNOWN = object()  # not yet asked at this state (None: the phrase has no posting, several tokens)
 
 
 class KeptPostings:
-    """A read connection's postings, each with the state of the indexes it is of."""
+    """The store's postings, each with the state of the indexes it is of, shared by its read connections."""
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
-        self._found: dict[tuple[str, str], tuple[bytes, Posting | None]] = {}
+        self._lock = threading.Lock()  # the map only: reading a posting runs on the asking connection
+        self._found: LeastRecent[tuple[str, str], tuple[bytes, Posting | None]] = LeastRecent(
+            ROWS_KEPT, lambda entry: 1 + (len(entry[1]) if entry[1] is not None else 0)
+        )
 
     def get(self, db: apsw.Connection, table: str, phrase: str, state: bytes, lengths: np.ndarray) -> Posting | None:
         """The phrase's posting over every row of `table` at `state` (db's snapshot), compact (its rows'
         lengths are those of `lengths`, every row's at `state`), None when it is no one token."""
         key = (table, phrase)
-        entry = self._found.get(key)
+        with self._lock:
+            entry = self._found.get(key)
         new: Posting | None | object = _UNKNOWN
         if entry is not None:
             at, old = entry
@@ -53,23 +62,30 @@ class KeptPostings:
         if new is _UNKNOWN:
             read = postings.read(db, table, phrase, lengths)
             new = None if read is None else postings.compact(read)
-        if entry is None and sum(len(p) for _, p in self._found.values() if p is not None) >= ROWS_KEPT:
-            self._found.clear()
-        self._found[key] = (state, new)  # type: ignore[assignment]
+        with self._lock:
+            self._found.put(key, (state, new))  # type: ignore[arg-type]
         return new  # type: ignore[return-value]
 
+    def kept(self) -> list[tuple[tuple[str, str], tuple[bytes, Posting | None]]]:
+        """What is kept: ((table, phrase), (state, posting)), least recently asked first."""
+        with self._lock:
+            return self._found.items()
 
-_kept: weakref.WeakKeyDictionary[apsw.Connection, KeptPostings] = weakref.WeakKeyDictionary()
+
+_kept: weakref.WeakKeyDictionary[Ledger, KeptPostings] = weakref.WeakKeyDictionary()
+_kept_lock = threading.Lock()
 
 
 def of(db: apsw.Connection) -> KeptPostings | None:
-    """A read connection's kept postings (None for the writer, whose uncommitted changes no state shows)."""
-    found = _kept.get(db)
-    if found is None:
-        ledger = row_lengths.ledger_of(db)
-        if ledger is None:
-            return None
-        found = _kept[db] = KeptPostings(ledger)
+    """The kept postings of a read connection's store (None for the writer, whose uncommitted changes no
+    state shows)."""
+    ledger = row_lengths.ledger_of(db)
+    if ledger is None:
+        return None
+    with _kept_lock:
+        found = _kept.get(ledger)
+        if found is None:
+            found = _kept[ledger] = KeptPostings(ledger)
     return found
 
 

@@ -18,6 +18,7 @@ tests/unit/core/index/test_postings.py check it): which way a search took can ne
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import weakref
@@ -28,6 +29,7 @@ import numpy as np
 
 from hindsight_desktop.core.index import kept_postings, postings, row_lengths
 from hindsight_desktop.core.index.kept_postings import KeptPostings
+from hindsight_desktop.core.index.least_recent import LeastRecent
 from hindsight_desktop.core.index.postings import Posting
 from hindsight_desktop.core.index.row_lengths import index_state
 from hindsight_desktop.core.store import memories, values
@@ -57,7 +59,12 @@ class Statistics:
     state: bytes = field(default=b"", compare=False, repr=False)
     # Each phrase's count and posting, kept as long as these statistics are (they go when the index changes).
     _documents: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
-    _postings: dict[str, Posting | None] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _postings: LeastRecent[str, Posting | None] = field(
+        default_factory=lambda: LeastRecent(_POSTING_ROWS_KEPT, lambda p: 1 + (len(p) if p is not None else 0)),
+        init=False,
+        compare=False,
+        repr=False,
+    )
 
     @property
     def own(self) -> bool:
@@ -114,28 +121,38 @@ class Statistics:
         return [(int(rowid), -float(score)) for rowid, score in rows]
 
     def _posting(self, db: apsw.Connection, phrase: str) -> Posting | None:
-        if phrase not in self._postings:
-            if sum(len(p) for p in self._postings.values() if p is not None) >= _POSTING_ROWS_KEPT:
-                self._postings.clear()
-            if self.raw is not None and self.lengths is not None:
-                found = self.raw.get(db, self.table, phrase, self.state, self.lengths)
-            else:
-                found = postings.read(db, self.table, phrase, self.lengths)
-            self._postings[phrase] = None if found is None else self._visible(db, found)
-        return self._postings[phrase]
+        if phrase in self._postings:
+            return self._postings.get(phrase)
+        if self.raw is not None and self.lengths is not None:
+            found = self.raw.get(db, self.table, phrase, self.state, self.lengths)
+        else:
+            found = postings.read(db, self.table, phrase, self.lengths)
+        visible = None if found is None else self._visible(db, found)
+        self._postings.put(phrase, visible)
+        return visible
 
     def _visible(self, db: apsw.Connection, posting: Posting) -> Posting:
         """The posting's rows the viewer may see, with their lengths (a kept, compact one's from the array:
         kept with the view's posting, they are read in order when it is scored, not gathered each time)."""
-        hidden = self.hidden_rows
-        if len(hidden) and len(posting):
-            shown = ~postings.places_in(hidden, posting.rowids)[1]
+        if len(self.hidden_rows) and len(posting):
+            hidden = self._hidden_mask
+            shown = np.ones(len(posting), dtype=bool)
+            within = int(np.searchsorted(posting.rowids, len(hidden)))  # rowids past the mask are not hidden
+            shown[:within] = ~hidden[posting.rowids[:within]]
             lengths = None if posting.lengths is None else posting.lengths[shown]
             posting = Posting(posting.rowids[shown], posting.counts[shown], lengths)
         if posting.lengths is None and self.lengths is not None:
             lengths = postings.narrow(postings.lengths_at(db, self.table, posting.rowids, self.lengths))
             posting = Posting(posting.rowids, posting.counts, lengths)
         return posting
+
+    @functools.cached_property
+    def _hidden_mask(self) -> np.ndarray:
+        """Whether each rowid up to the last hidden one is hidden: a look-up per posting row, where
+        finding each row among the hidden ones was a binary search per row."""
+        mask = np.zeros(int(self.hidden_rows[-1]) + 1 if len(self.hidden_rows) else 0, dtype=bool)
+        mask[self.hidden_rows] = True
+        return mask
 
     def _ranked_postings(self, phrases: list[str], found: list[Posting], k: int) -> list[tuple[int, float]]:
         """`ranked` over the phrases' postings (the viewer's rows of each), scored by `_visible_bm25`'s

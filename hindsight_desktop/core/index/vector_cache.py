@@ -23,6 +23,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.index import vector_codes
+from hindsight_desktop.core.index.recent_codes import RecentCodes
 from hindsight_desktop.core.store import values
 
 EXACT_BELOW = 4096  # under this many vectors, score them all exactly
@@ -30,7 +31,9 @@ RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
 HAMMING_CHUNK = 65_536  # rows a Hamming pass counts at a time (bench/NOTES.md)
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
-RECENT_CODES = 4096  # codes read from the file kept for the next reads (a search asks for the same rows 3-4 times)
+# Codes read from the file kept for the next reads, the least recently read going first (a search asks for
+# the same rows 3-4 times; the candidates of a few dozen questions fit): 388 bytes each, 25 MB in all.
+RECENT_CODES = 65_536
 LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
 _LOAD_TRIES = 4  # background loads that met a change before giving up (searches read from the file)
 
@@ -62,7 +65,7 @@ class VectorCache:
         # The int8 codes and scales, row for row, while `held`; else empty and read per search, the last
         # ones read kept by rowid (each entry goes when its row changes).
         self.held = False
-        self._recent: dict[int, tuple[np.ndarray, np.floating]] = {}
+        self._recent = RecentCodes(RECENT_CODES, dim)
         self._codes = np.zeros((0, dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)
         self._row_of = np.zeros(0, dtype=np.int32)  # rowid -> its row here, -1 for none (smaller than a dict)
@@ -228,7 +231,7 @@ class VectorCache:
     def _remove(self, rowid: int) -> None:
         """Swap the last row into the hole so the arrays stay dense, and zero the freed last row: a
         removed vector's codes must not linger in spare capacity."""
-        self._recent.pop(rowid, None)
+        self._recent.discard(rowid)
         i = self._row(rowid)
         if i < 0:
             return
@@ -321,21 +324,14 @@ class VectorCache:
         unique, back = np.unique(self._rowids[rows], return_inverse=True)
         codes = np.zeros((len(unique), self.dim), dtype=np.int8)
         scale = np.zeros(len(unique), dtype=np.float32)  # zeros: a similarity of 0 for a row `db` lacks
-        recent, unread = self._recent, []
-        for i, rowid in enumerate(unique.tolist()):
-            known = recent.get(rowid)
-            if known is None:
-                unread.append(i)
-            else:
-                codes[i], scale[i] = known
-        if unread:
-            if len(recent) + len(unread) > RECENT_CODES:
-                recent.clear()
-            at = np.array(unread, dtype=np.int64)
-            found, read, read_scale = vector_codes.codes_of(db, self.model_num, self.dim, unique[at])
-            place = at[np.searchsorted(unique[at], found)]
+        kept, kept_codes, kept_scale = self._recent.find(unique.tolist())
+        codes[kept], scale[kept] = kept_codes, kept_scale
+        unread = unique[~kept]
+        if len(unread):
+            found, read, read_scale = vector_codes.codes_of(db, self.model_num, self.dim, unread)
+            place = np.searchsorted(unique, found)
             codes[place], scale[place] = read, read_scale
-            recent.update(zip(found.tolist(), zip(read, read_scale, strict=True), strict=True))
+            self._recent.keep(found.tolist(), read, read_scale)
         return codes[back], scale[back]
 
     def matrix(self, db: apsw.Connection, rowids: list[int]) -> tuple[list[int], np.ndarray]:

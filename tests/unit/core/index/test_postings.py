@@ -91,7 +91,7 @@ def test_numpy_scores_equal_the_auxiliary_function_to_the_bit(store, monkeypatch
         assert fast == slow and fast
         assert any(keyword.search(db, q, 10, keyword_stats.view(db, "me")) for q in QUESTIONS)
         # The numpy way was the one taken: every phrase of these searches had a posting.
-        assert [p for p in keyword_stats.view(db, "me").words._postings.values() if p is not None]
+        assert [p for _, p in keyword_stats.view(db, "me").words._postings.items() if p is not None]
 
 
 def test_the_phrase_counts_agree_with_fts5(store):

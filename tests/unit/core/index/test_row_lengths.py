@@ -7,6 +7,7 @@ changed."""
 from __future__ import annotations
 
 import random
+import threading
 from datetime import UTC, datetime
 
 import numpy as np
@@ -206,13 +207,37 @@ def test_kept_postings_hold_no_lengths_and_a_count_past_their_type_stays_exact(s
     float32), and a row brought in later whose count does not fit the kept type is still counted exactly."""
     _same_everywhere(store)
     with store.read() as db:
-        kept = [p for _, p in kept_postings.of(db)._found.values() if p is not None]
-        viewed = [p for p in keyword_stats.view(db, "me").words._postings.values() if p is not None]
+        kept = [p for _, (_, p) in kept_postings.of(db).kept() if p is not None]
+        viewed = [p for _, p in keyword_stats.view(db, "me").words._postings.items() if p is not None]
         assert kept and all(p.lengths is None and p.counts.dtype == np.uint16 for p in kept)
         assert viewed and all(p.lengths is not None and p.lengths.dtype == np.float32 for p in viewed)
     with store.write() as db:
         many = insert_indexed(db, "ramen " * 70_000 + "Lisbon", WHEN)
     _same_everywhere(store)  # the kept postings brought up to date, not read again
     with store.read() as db:
-        (_, ramen), *_ = [v for (t, q), v in kept_postings.of(db)._found.items() if t == "fts_words" and "ramen" in q]
+        (_, ramen), *_ = [v for (t, q), v in kept_postings.of(db).kept() if t == "fts_words" and "ramen" in q]
         assert ramen is not None and ramen.counts[np.searchsorted(ramen.rowids, many)] == 70_000
+
+
+def test_read_connections_share_the_kept_postings(store, monkeypatch):
+    """A posting one read connection read is not read again by another connection of the same store."""
+    full_reads: list[str] = []
+    read = postings.read
+    monkeypatch.setattr(
+        postings, "read", lambda db, table, phrase, *a: (full_reads.append(phrase), read(db, table, phrase, *a))[1]
+    )
+    with store.read() as first:
+        found = keyword.search(first, "ramen Lisbon", 20, keyword_stats.view(first, "me"))
+        asked = len(full_reads)
+        assert asked
+        second_results: list = []
+
+        def search_elsewhere() -> None:
+            with store.read() as second:
+                assert second is not first
+                second_results.append(keyword.search(second, "ramen Lisbon", 20, keyword_stats.view(second, "me")))
+
+        worker = threading.Thread(target=search_elsewhere)
+        worker.start()
+        worker.join()
+        assert len(full_reads) == asked and second_results == [found]
