@@ -36,7 +36,9 @@ class KeptPostings:
     """The store's postings, each with the state of the indexes it is of, shared by its read connections."""
 
     def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+        # Weakly: these are kept by the ledger's own key in `_kept`, which must not keep its store's
+        # ledger (and these postings) alive after the store is closed.
+        self._ledger = weakref.ref(ledger)
         self._lock = threading.Lock()  # the map only: reading a posting runs on the asking connection
         self._found: LeastRecent[tuple[str, str], tuple[bytes, Posting | None]] = LeastRecent(
             ROWS_KEPT, lambda entry: 1 + (len(entry[1]) if entry[1] is not None else 0)
@@ -56,7 +58,8 @@ class KeptPostings:
             if old is None:
                 new = None  # what the tokenizer makes of a phrase does not change with the rows
             else:
-                changed = self._ledger.changes(at, state)
+                ledger = self._ledger()
+                changed = ledger.changes(at, state) if ledger is not None else None
                 if changed is not None:
                     new = _brought_up_to_date(db, table, phrase, old, changed[table])
         if new is _UNKNOWN:

@@ -207,7 +207,9 @@ def _first_varint(blob: bytes) -> int:
 
 # ---- per connection: the table's tokenizer and its fts5vocab table ------------------------------------
 
-_tokenizers: weakref.WeakKeyDictionary[apsw.Connection, dict[str, apsw.FTS5Tokenizer]] = weakref.WeakKeyDictionary()
+# Each connection's tokenizer name and arguments per table. Not the tokenizer itself: it holds its
+# connection, and as a value here it would keep its own key, and all kept for that connection, alive.
+_tokenizers: weakref.WeakKeyDictionary[apsw.Connection, dict[str, tuple[str, list[str]]]] = weakref.WeakKeyDictionary()
 TABLES = ("fts_words", "fts_trigram")
 
 
@@ -228,8 +230,9 @@ def _one_token(db: apsw.Connection, table: str, text: str) -> str | None:
         row = db.execute("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()
         found = _TOKENIZE.search(str(row[0])) if row is not None else None
         name, *args = (found.group(1) if found else "unicode61").split()
-        known[table] = db.fts5_tokenizer(name, args)
-    tokens = list(known[table](text.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False))
+        known[table] = (name, args)
+    tokenizer = db.fts5_tokenizer(*known[table])
+    tokens = list(tokenizer(text.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False))
     if len(tokens) != 1 or not isinstance(tokens[0], tuple) or len(tokens[0]) != 1:  # none, several, or synonyms
         return None
     return str(tokens[0][0])

@@ -241,3 +241,23 @@ def test_read_connections_share_the_kept_postings(store, monkeypatch):
         worker.start()
         worker.join()
         assert len(full_reads) == asked and second_results == [found]
+
+
+def test_a_closed_store_s_kept_postings_are_let_go(tmp_path):
+    """The postings are kept per store: once the store is closed and gone, nothing keeps them, its ledger
+    or its connections alive (a tokenizer kept per connection used to keep its connection)."""
+    import gc
+    import weakref
+
+    store = _filled(tmp_path, 3, 30)
+    with store.read() as db:
+        store.row_lengths.load(db)
+        keyword.search(db, "ramen Lisbon", 20, keyword_stats.view(db, "me"))
+        kept = weakref.ref(kept_postings.of(db))
+        reader = weakref.ref(db)
+    ledger = weakref.ref(store.row_lengths)
+    assert kept() is not None and kept().kept()
+    store.close()
+    del store, db
+    gc.collect()
+    assert kept() is None and ledger() is None and reader() is None
