@@ -23,7 +23,8 @@ class RecentCodes:
         self._place: LeastRecent[int, int] = LeastRecent(capacity)  # rowid -> its row in the arrays
         self._codes = np.zeros((0, dim), dtype=np.int8)  # made when first needed: a held cache needs none
         self._scale = np.zeros(0, dtype=np.float32)
-        self._free: list[int] = []
+        self._free: list[int] = []  # places given up by discarded rows
+        self._used = 0  # places ever taken: those past it have never held a row
 
     def __len__(self) -> int:
         return len(self._place)
@@ -36,15 +37,16 @@ class RecentCodes:
         return kept, self._codes[at[kept]], self._scale[at[kept]]
 
     def keep(self, rowids: list[int], codes: np.ndarray, scale: np.ndarray) -> None:
-        """Keep these rows' codes (rows not kept yet), each in a free place or the least recently read's."""
+        """Keep these rows' codes, each in a free place or in the least recently read row's."""
         if not len(self._codes) and rowids:
             self._codes = np.zeros((self.capacity, self.dim), dtype=np.int8)
             self._scale = np.zeros(self.capacity, dtype=np.float32)
-            self._free = list(range(self.capacity - 1, -1, -1))
         for rowid, row_codes, row_scale in zip(rowids, codes, scale, strict=True):
             self.discard(rowid)  # kept already: its place is taken anew
             if self._free:
                 place = self._free.pop()
+            elif self._used < self.capacity:
+                place, self._used = self._used, self._used + 1
             else:
                 oldest = self._place.pop_oldest()
                 if oldest is None:  # a capacity of 0 keeps nothing
@@ -66,3 +68,4 @@ class RecentCodes:
         self._codes = np.zeros((0, self.dim), dtype=np.int8)
         self._scale = np.zeros(0, dtype=np.float32)
         self._free = []
+        self._used = 0
