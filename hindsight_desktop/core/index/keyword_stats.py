@@ -162,9 +162,13 @@ class Statistics:
         every = np.concatenate([p.rowids for p in found])
         if not len(every):
             return []
-        # Each posting's rows are distinct, so its place in the union (`at`) takes each row's share once;
-        # a row no posting of a phrase holds gets nothing from it, as a zero frequency gives nothing.
-        rowids, at = np.unique(every, return_inverse=True)
+        # Each row's place in the union of the postings (`at`, posting after posting): a posting's rows
+        # are distinct, so each gets its share once, and a row a posting lacks gets nothing from it, as
+        # the zero frequency it stood for gave nothing.
+        if len(found) == 1:  # already ascending and distinct
+            rowids, at = every, np.arange(len(every))
+        else:
+            rowids, at = np.unique(every, return_inverse=True)
         avgdl = self.tokens / self.rows
         score = np.zeros(len(rowids))
         start = 0
