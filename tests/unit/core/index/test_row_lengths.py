@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from datetime import UTC, datetime
 
 import numpy as np
@@ -261,3 +262,50 @@ def test_a_closed_store_s_kept_postings_are_let_go(tmp_path):
     del store, db
     gc.collect()
     assert kept() is None and ledger() is None and reader() is None
+
+
+def test_searches_on_several_threads_share_the_postings_and_agree(store):
+    """Four threads search at once through their own read connections, sharing one set of kept postings,
+    while the writer changes the index: every search equals a full read at the same snapshot."""
+    rng = random.Random(17)
+    failures: list[str] = []
+    compared: list[int] = []
+    stop = threading.Event()
+
+    def search_repeatedly(viewer: str) -> None:
+        plain = _reference(store.path, store.key)
+        try:
+            while not stop.is_set():
+                with store.read() as db:
+                    # The reference reads the same snapshot: a read transaction started while db's is open
+                    # could see a later commit, so compare only when no commit came in between.
+                    before = row_lengths.index_state(db)
+                    plain.execute("BEGIN")
+                    try:
+                        if row_lengths.index_state(plain) != before:
+                            continue
+                        for question in QUESTIONS:
+                            got = keyword.search(db, question, 20, keyword_stats.view(db, viewer))
+                            want = keyword.search(plain, question, 20, keyword_stats.view(plain, viewer))
+                            compared.append(1)
+                            if got != want:
+                                failures.append(f"{viewer}: {question}")
+                    finally:
+                        plain.execute("COMMIT")
+        finally:
+            plain.close()
+
+    workers = [threading.Thread(target=search_repeatedly, args=(v,)) for v in ("me", "other", "nobody", "me")]
+    for worker in workers:
+        worker.start()
+    try:
+        for _ in range(25):
+            _write(store, rng, store.rowids)
+            time.sleep(0.02)  # searches at several states, and some brought forward from the last
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+    assert not failures, failures[:5]
+    assert len(compared) > 100
+    _same_everywhere(store)
