@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.recall import subjects
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
+from hindsight_desktop.core.text.extract_dates import MONTH_NAMES, WEEKDAY_NAMES
+from hindsight_desktop.core.text.word_forms import same_word
 from hindsight_desktop.core.write import gate_language as lang
 from hindsight_desktop.core.write.gate_change import CLAUSE, Words, about_same_thing, owner_only, subject_terms
 from hindsight_desktop.core.write.gate_rules import read_cues
@@ -63,6 +67,23 @@ _PAST = re.compile(
     r"|了[？?吗]*$",
     re.IGNORECASE,
 )
+
+# Words that say when, how often or how many, not what (`_answer_words`), besides gate_language.WHEN_WORDS:
+# a numeral (一辆, 周二), "every" (每周), a part of the day; in English in any form ("Wednesdays").
+_NUMERAL = re.compile(r"[\d零〇一二三四五六七八九十百千万两]")
+_WHEN_ZH = re.compile(r"每|周[日天末]|星期|礼拜|凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|半年")
+_WHEN_EN = frozenset(
+    {
+        *WEEKDAY_NAMES,
+        *MONTH_NAMES,
+        *(w for w in lang.WHEN_WORDS if w.isascii()),
+        *("morning", "afternoon", "evening", "night", "weekend", "weekday", "daily", "weekly", "monthly"),
+        *("yearly", "every", "twice", "usually", "often", "always", "sometimes"),
+        *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "hundred"),
+    }
+)
+# Names do not depend on when a text is read (subjects.of finds dates too).
+_REFERENCE = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def asks_current(question: str) -> bool:
@@ -97,7 +118,11 @@ def newer_first(
         if old is None or new is None or not about_same_thing(new, old, closeness, CONFLICT):
             continue
         held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
-        if changes(new, old) or _same_attribute(head[newer], head[older], *held):
+        if (
+            changes(new, old)
+            or _same_attribute(head[newer], head[older], *held)
+            or _names_old_answer(words[new_id], words[old_id], (new, old), asked, question)
+        ):
             fitting.append((closeness, older, newer))
     return _put_before(ranked, head, fitting, window)
 
@@ -147,6 +172,50 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
     # "practice"), and those are two or more: one shared term is mostly whom both name.
     words = words or (older_terms >= MIN_TERMS and newer_terms >= older_terms)
     return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
+
+
+def _names_old_answer(new: Words, old: Words, texts: tuple[str, str], asked: set[str], question: str) -> bool:
+    """Without a change said in words: the newer names what the older answered with ("Dmitri traded the
+    Corolla in…" beside "Dmitri drives a silver Toyota Corolla", "瑞尔那边多少有点贵" beside "…在瑞尔齿科找
+    王医生看"), of someone the older names too, and holds every term of the question the older holds (one
+    or more). Another attribute of the same subject may name such a word too, but lacks the asked
+    attribute's words (asked when Kofi's swimming club trains, "Kofi started piano lessons on Wednesday
+    evenings at the Riverside centre" has no swimming)."""
+    held = {term for term in asked if old.hold(term)}
+    if not held or not all(new.hold(term) for term in held):
+        return False
+    new_text, old_text = texts
+    mine, theirs = subjects.of(new_text, _REFERENCE), subjects.of(old_text, _REFERENCE)
+    people, others = mine.names | mine.relations, theirs.names | theirs.relations
+    if (people or others) and not people & others:  # about someone else, or one about the person and one not
+        return False
+    return any(new.hold(word) for word in _answer_words(old_text, question, theirs.names))
+
+
+def _answer_words(text: str, question: str, names: frozenset[str]) -> set[str]:
+    """The words `text` answers `question` with: those the question lacks, less those that say when, how
+    often or how many (`_WHEN_EN`, `_WHEN_ZH`, `_NUMERAL`), whom (a relation word; the rest of a name,
+    among `names`, that the question names by a part: "Sharma" when it asks about Priya) and Latin words
+    under three letters (a title, a unit: "Dr", "km"). Of Chinese dictionary words, the longest only:
+    口腔医院, not its 医院, which any hospital holds."""
+    asked = Words.of(question)
+    folded = unicodedata.normalize("NFKC", text).lower()
+    han = [w for w in segment.words(folded) if len(w) > 1 and segment.has_han(w)]
+    longest = {w for w in han if not any(w != other and w in other for other in han)}
+    latin = {t for t in subject_terms(folded) if not segment.has_han(t) and len(t) > 2 and t.isalpha()}
+    parted = [name.split() for name in names]
+    named = {part for parts in parted if any(asked.hold(p) for p in parts) for part in parts}
+    return {
+        w
+        for w in longest | latin
+        if not asked.hold(w)
+        and w not in named
+        and w not in lang.WHEN_WORDS
+        and not _NUMERAL.search(w)
+        and not _WHEN_ZH.match(w)
+        and not any(same_word(w, when) for when in _WHEN_EN)
+        and not subjects.relations_in(w)
+    }
 
 
 def _question_terms(question: str) -> set[str]:
