@@ -177,17 +177,21 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
 def _names_old_answer(new: Words, old: Words, texts: tuple[str, str], asked: set[str], question: str) -> bool:
     """Without a change said in words: the newer names what the older answered with ("Dmitri traded the
     Corolla in…" beside "Dmitri drives a silver Toyota Corolla", "瑞尔那边多少有点贵" beside "…在瑞尔齿科找
-    王医生看"), of someone the older names too, and holds every term of the question the older holds (one
-    or more). Another attribute of the same subject may name such a word too, but lacks the asked
-    attribute's words (asked when Kofi's swimming club trains, "Kofi started piano lessons on Wednesday
-    evenings at the Riverside centre" has no swimming)."""
+    王医生看"), of someone the older names too, and holds every term of the question the older holds.
+    Another attribute of the same subject may name such a word too, but lacks the asked attribute's words
+    (asked when Kofi's swimming club trains, "Kofi started piano lessons on Wednesday evenings at the
+    Riverside centre" has no swimming)."""
     held = {term for term in asked if old.hold(term)}
-    if not held or not all(new.hold(term) for term in held):
+    if not all(new.hold(term) for term in held):
         return False
     new_text, old_text = texts
     mine, theirs = subjects.of(new_text, _REFERENCE), subjects.of(old_text, _REFERENCE)
     people, others = mine.names | mine.relations, theirs.names | theirs.relations
     if (people or others) and not people & others:  # about someone else, or one about the person and one not
+        return False
+    # Both answer the question in its words, or name whom it asks about (三舅, which no dictionary holds).
+    whom = subjects.of(question, _REFERENCE, question=True)
+    if not held and not (whom.names | whom.relations) & people & others:
         return False
     return any(new.hold(word) for word in _answer_words(old_text, question, theirs.names))
 
