@@ -61,6 +61,8 @@ GAP = 2
 MIN_TERMS = 2
 # ...leaving out those that this share of the results or more hold (`_distinguishing`).
 COMMON_SHARE = 0.5
+# A word of the older's answer that the newer names ties the two when at most this many other results hold it.
+RARE = 0
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used\s+to|ago|before|previous(?:ly)?|originally|formerly|former|old|first|last)\b"
     r"|以前|之前|原来|原先|当时|过去|曾经|上次|最早|一开始|旧的|老的|的时候|上个?月|上周|上星期|去年|昨天|前天"
@@ -121,7 +123,7 @@ def newer_first(
         if (
             changes(new, old)
             or _same_attribute(head[newer], head[older], *held)
-            or _names_old_answer(words[new_id], words[old_id], (new, old), asked, question)
+            or _names_old_answer(question, (new_id, old_id), texts, words)
         ):
             fitting.append((closeness, older, newer))
     return _put_before(ranked, head, fitting, window)
@@ -174,17 +176,21 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
     return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
 
 
-def _names_old_answer(new: Words, old: Words, texts: tuple[str, str], asked: set[str], question: str) -> bool:
+def _names_old_answer(question: str, pair: tuple[int, int], texts: dict[int, str], words: dict[int, Words]) -> bool:
     """Without a change said in words: the newer names what the older answered with ("Dmitri traded the
     Corolla in…" beside "Dmitri drives a silver Toyota Corolla", "瑞尔那边多少有点贵" beside "…在瑞尔齿科找
     王医生看"), of someone the older names too, and holds every term of the question the older holds.
     Another attribute of the same subject may name such a word too, but lacks the asked attribute's words
     (asked when Kofi's swimming club trains, "Kofi started piano lessons on Wednesday evenings at the
     Riverside centre" has no swimming)."""
-    held = {term for term in asked if old.hold(term)}
+    new_id, old_id = pair
+    new, old = words[new_id], words[old_id]
+    # Every term of the question counts here, even one most results hold ("住在" asked where 师兄 lives):
+    # it may be the very attribute asked, which the lab 师兄 works in, in the same 中关村, lacks.
+    held = {term for term in _question_terms(question) if old.hold(term)}
     if not all(new.hold(term) for term in held):
         return False
-    new_text, old_text = texts
+    new_text, old_text = texts[new_id], texts[old_id]
     mine, theirs = subjects.of(new_text, _REFERENCE), subjects.of(old_text, _REFERENCE)
     people, others = mine.names | mine.relations, theirs.names | theirs.relations
     if (people or others) and not people & others:  # about someone else, or one about the person and one not
@@ -193,7 +199,32 @@ def _names_old_answer(new: Words, old: Words, texts: tuple[str, str], asked: set
     whom = subjects.of(question, _REFERENCE, question=True)
     if not held and not (whom.names | whom.relations) & people & others:
         return False
-    return any(new.hold(word) for word in _answer_words(old_text, question, theirs.names))
+    answer = _answer_words(" ".join(_statements(old_text)), question, theirs.names)
+    # A word only these two of the results hold: "wow" or "awesome", which many turns of a conversation
+    # hold, tie nothing.
+    rest = [w for rowid, w in words.items() if rowid not in pair]
+    answer = {w for w in answer if sum(1 for other in rest if other.hold(w)) <= RARE}
+    # The newer names it in a clause of its own, apart from whom and what both speak of: it says what
+    # became of the old value ("no more oatmeal", "瑞尔那边多少有点贵"). Named where the newer states its own
+    # subject's value ("师兄的实验室在中关村…" beside "师兄住在中关村附近"), it is that other thing's value too.
+    subject = {term for term in held if new.hold(term)}
+    for clause in _statements(new_text):
+        said = Words.of(clause)
+        if any(said.hold(w) for w in answer) and not any(said.hold(t) for t in subject):
+            found = subjects.of(clause, _REFERENCE)
+            if not (found.names | found.relations) & people & others:
+                return True
+    return False
+
+
+def _statements(text: str) -> list[str]:
+    """The clauses of a text less its questions ("What kinda jobs are you thinking of?" states no value)."""
+    pieces = CLAUSE.split(text)
+    return [
+        clause
+        for clause, end in zip(pieces[0::2], [*pieces[1::2], ""], strict=True)
+        if clause.strip() and "?" not in end and "？" not in end
+    ]
 
 
 def _answer_words(text: str, question: str, names: frozenset[str]) -> set[str]:
