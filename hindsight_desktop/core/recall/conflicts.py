@@ -9,7 +9,8 @@ attribute when:
   that shares a subject word with the older), or, said without a change word, it answers the question
   alike in words and in meaning (KEYWORD_TIE, VECTOR_TIE of the older's keyword and vector evidence;
   or, in words, it holds every term of the question the older holds, in any of their forms: "practises"
-  is "practice"),
+  is "practice"), or it names what the older answered with, in a clause apart from whom and what both
+  speak of ("no more oatmeal", "瑞尔那边多少有点贵": `_names_old_answer`),
 - both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
   is ranked at most GAP places below it),
 - they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to

@@ -1,7 +1,7 @@
 """A newer statement that names what the older one answered with ("no porridge", "佳美那边排不上号"), said
 without a change word, states the same attribute and comes first; another attribute of the same subject
-that shares such a word (a weekday, a place) but lacks the asked attribute stays below
-(core/recall/conflicts.py `_names_old_answer`). Through the real engine and model where ranking is involved."""
+that shares such a word (a weekday, a place) but lacks the asked attribute, or names it where it states
+its own thing's value, stays below (core/recall/conflicts.py `_names_old_answer`). Through the real engine and model where ranking is involved."""
 
 from __future__ import annotations
 
@@ -66,6 +66,13 @@ def test_another_chinese_attribute_that_shares_a_place_stays_below(engine, clock
         engine, clock, "表妹每周三晚上在万达影城旁边的健身房练拳击。", "表妹每周三晚上去万达影城楼上学画画。"
     )
     assert _first(engine, "表妹什么时候练拳击？", asked, other)
+
+
+def test_a_shared_place_named_where_the_newer_states_its_own_thing_stays_below(engine, clock):
+    # 住 is no dictionary word: the question's words are 表叔 alone, which both hold. 望京 is named in the
+    # clause that says where 表叔's company is, not in one of its own about the old home.
+    asked, other = _restated(engine, clock, "表叔住在望京的花家地小区。", "表叔的公司也在望京，在阜通东大街。")
+    assert _first(engine, "表叔住在哪？", asked, other)
 
 
 def test_someone_else_naming_the_same_word_is_no_restatement(engine, clock):
