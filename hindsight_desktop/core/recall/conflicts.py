@@ -12,7 +12,7 @@ attribute when:
   is "practice"), or it names what the older answered with, in a clause apart from whom and what both
   speak of ("no more oatmeal", "瑞尔那边多少有点贵": `_names_old_answer`),
 - both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
-  is ranked at most GAP places below it),
+  is ranked at most GAP places below it, or NAMED_GAP when it names the older's answer),
 - they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to
   each other, a subject word in common, other words or other numbers and names).
 Then the newer goes right before the older (each pairs with one, its closest); nothing else moves.
@@ -58,12 +58,15 @@ ALIKE = 0.6
 # ...and be at most this many places below it: a near tie, which the date decides. A newer answer far
 # below is left where the scores put it (in a conversation, many turns say "new" or "moved").
 GAP = 2
+# A newer answer that names the older's answer (`_names_old_answer`) may be this many places below it.
+NAMED_GAP = 4
 # The question's terms count as word evidence (`_covered`) when the older holds at least this many...
 MIN_TERMS = 2
 # ...leaving out those that this share of the results or more hold (`_distinguishing`).
 COMMON_SHARE = 0.5
-# A word of the older's answer that the newer names ties the two when at most this many other results hold it.
-RARE = 0
+# A word of the older's answer that the newer names ties the two when at most this many other results hold
+# it: the pair and one more (a third memory may name the old value too), not the small talk of many.
+RARE = 1
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used\s+to|ago|before|previous(?:ly)?|originally|formerly|former|old|first|last)\b"
     r"|以前|之前|原来|原先|当时|过去|曾经|上次|最早|一开始|旧的|老的|的时候|上个?月|上周|上星期|去年|昨天|前天"
@@ -107,7 +110,7 @@ def newer_first(
     pairs = [
         (older, newer, closeness)
         for older, newer, closeness in close
-        if older < newer <= older + GAP and head[newer].relevance >= ALIKE * head[older].relevance
+        if older < newer <= older + NAMED_GAP and head[newer].relevance >= ALIKE * head[older].relevance
     ]
     if not pairs:
         return []
@@ -121,7 +124,10 @@ def newer_first(
         if old is None or new is None or not about_same_thing(new, old, closeness, CONFLICT):
             continue
         held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
-        if (
+        if newer - older > GAP:  # further below, only naming the older's answer ties the two
+            if _names_old_answer(question, (new_id, old_id), texts, words):
+                fitting.append((closeness, older, newer))
+        elif (
             changes(new, old)
             or _same_attribute(head[newer], head[older], *held)
             or _names_old_answer(question, (new_id, old_id), texts, words)

@@ -1,7 +1,8 @@
 """A newer statement that names what the older one answered with ("no porridge", "佳美那边排不上号"), said
 without a change word, states the same attribute and comes first; another attribute of the same subject
 that shares such a word (a weekday, a place) but lacks the asked attribute, or names it where it states
-its own thing's value, stays below (core/recall/conflicts.py `_names_old_answer`). Through the real engine and model where ranking is involved."""
+its own thing's value, stays below (core/recall/conflicts.py `_names_old_answer`). Through the real
+engine and model where ranking is involved."""
 
 from __future__ import annotations
 
