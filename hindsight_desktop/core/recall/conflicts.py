@@ -124,14 +124,9 @@ def newer_first(
         if old is None or new is None or not about_same_thing(new, old, closeness, CONFLICT):
             continue
         held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
-        if newer - older > GAP:  # further below, only naming the older's answer ties the two
-            if _names_old_answer(question, (new_id, old_id), texts, words):
-                fitting.append((closeness, older, newer))
-        elif (
-            changes(new, old)
-            or _same_attribute(head[newer], head[older], *held)
-            or _names_old_answer(question, (new_id, old_id), texts, words)
-        ):
+        near = newer - older <= GAP  # further below, only naming the older's answer ties the two
+        stated = near and (changes(new, old) or _same_attribute(head[newer], head[older], *held))
+        if stated or _names_old_answer(question, (new_id, old_id), texts, words):
             fitting.append((closeness, older, newer))
     return _put_before(ranked, head, fitting, window)
 
@@ -184,12 +179,13 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
 
 
 def _names_old_answer(question: str, pair: tuple[int, int], texts: dict[int, str], words: dict[int, Words]) -> bool:
-    """Without a change said in words: the newer names what the older answered with ("Dmitri traded the
-    Corolla in…" beside "Dmitri drives a silver Toyota Corolla", "瑞尔那边多少有点贵" beside "…在瑞尔齿科找
-    王医生看"), of someone the older names too, and holds every term of the question the older holds.
-    Another attribute of the same subject may name such a word too, but lacks the asked attribute's words
-    (asked when Kofi's swimming club trains, "Kofi started piano lessons on Wednesday evenings at the
-    Riverside centre" has no swimming)."""
+    """Without a change said in words: the newer names what the older answered with (`_answer_words`), in
+    a clause of its own ("…eggs and avocado toast these days, no more oatmeal" beside "Farah usually has
+    oatmeal for breakfast"; "…瑞尔那边多少有点贵" beside "二叔的牙一直在瑞尔齿科找王医生看"), of someone
+    the older names too, and holds every term of the question the older holds. Another attribute of the
+    same subject may name such a word too, but lacks the asked attribute's words (asked when Kofi's
+    swimming club trains, "Kofi started piano lessons on Wednesday evenings at the Riverside centre" has
+    no swimming), or names it where it states its own value. `pair` is (newer, older) rowids."""
     new_id, old_id = pair
     new, old = words[new_id], words[old_id]
     # Every term of the question counts here, even one most results hold ("住在" asked where 师兄 lives):
@@ -207,8 +203,8 @@ def _names_old_answer(question: str, pair: tuple[int, int], texts: dict[int, str
     if not held and not (whom.names | whom.relations) & people & others:
         return False
     answer = _answer_words(" ".join(_statements(old_text)), question, theirs.names)
-    # A word only these two of the results hold: "wow" or "awesome", which many turns of a conversation
-    # hold, tie nothing.
+    # A word few other results hold (RARE): "wow" or "awesome", which many turns of a conversation hold,
+    # tie nothing.
     rest = [w for rowid, w in words.items() if rowid not in pair]
     answer = {w for w in answer if sum(1 for other in rest if other.hold(w)) <= RARE}
     # The newer names it in a clause of its own, apart from whom and what both speak of: it says what
