@@ -116,7 +116,8 @@ def newer_first(
         return []
     texts = memories.contents(db, [r.cand.rowid for r in head])
     words = {rowid: Words.of(text) for rowid, text in texts.items()}
-    asked = _distinguishing(_question_terms(question), list(words.values()))
+    terms = _question_terms(question)
+    asked = _distinguishing(terms, list(words.values()))
     fitting = []
     for older, newer, closeness in pairs:
         old_id, new_id = head[older].cand.rowid, head[newer].cand.rowid
@@ -126,7 +127,7 @@ def newer_first(
         held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
         near = newer - older <= GAP  # further below, only naming the older's answer ties the two
         stated = near and (changes(new, old) or _same_attribute(head[newer], head[older], *held))
-        if stated or _names_old_answer(question, (new_id, old_id), texts, words):
+        if stated or _names_old_answer(question, terms, (new_id, old_id), texts, words):
             fitting.append((closeness, older, newer))
     return _put_before(ranked, head, fitting, window)
 
@@ -178,19 +179,22 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
     return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
 
 
-def _names_old_answer(question: str, pair: tuple[int, int], texts: dict[int, str], words: dict[int, Words]) -> bool:
+def _names_old_answer(
+    question: str, terms: set[str], pair: tuple[int, int], texts: dict[int, str], words: dict[int, Words]
+) -> bool:
     """Without a change said in words: the newer names what the older answered with (`_answer_words`), in
     a clause of its own ("…eggs and avocado toast these days, no more oatmeal" beside "Farah usually has
     oatmeal for breakfast"; "…瑞尔那边多少有点贵" beside "二叔的牙一直在瑞尔齿科找王医生看"), of someone
     the older names too, and holds every term of the question the older holds. Another attribute of the
     same subject may name such a word too, but lacks the asked attribute's words (asked when Kofi's
     swimming club trains, "Kofi started piano lessons on Wednesday evenings at the Riverside centre" has
-    no swimming), or names it where it states its own value. `pair` is (newer, older) rowids."""
+    no swimming), or names it where it states its own value. `terms`: the question's (`_question_terms`);
+    `pair` is (newer, older) rowids."""
     new_id, old_id = pair
     new, old = words[new_id], words[old_id]
     # Every term of the question counts here, even one most results hold ("住在" asked where 师兄 lives):
     # it may be the very attribute asked, which the lab 师兄 works in, in the same 中关村, lacks.
-    held = {term for term in _question_terms(question) if old.hold(term)}
+    held = {term for term in terms if old.hold(term)}
     if not all(new.hold(term) for term in held):
         return False
     new_text, old_text = texts[new_id], texts[old_id]
