@@ -1,7 +1,7 @@
 """Where a search's time goes beyond its embedding, stage by stage, at 10k and 100k memories.
 
     python bench/recall_stages.py [--sizes 10000,100000] [--samples 60] [--store DIR] [--client claude]
-                                  [--direct] [--after-write] [--json]
+                                  [--direct] [--after-write] [--with-model] [--json]
 
 Each store is filled as bench/maintenance.py fills one (its `fill`: a pool of real sentences embedded once,
 each memory one of them with noise on its vector, written through the engine's lossless import), so filling
@@ -15,6 +15,11 @@ stages it calls), so the bench runs on any version of core/recall that still has
 lacks prints as "-". "recall, the rest" is recall's own time outside every wrapped stage (fusion, scoring,
 calibration). Medians over the samples, per stage, and of the whole search (engine.search, embedding
 cached) beside the sum of the stage medians.
+
+`--with-model` measures what the issue measures: each question is embedded by the model inside the search
+(its embedding forgotten first), and the same text through the model alone right before; the part of a
+search beyond its embedding is the search's median less the model's. Recall reads the indexes while the
+model runs on the other core, so this is less than the cached search's time.
 
 `--after-write` writes one memory before every search (on a copy of each store): the viewer's statistics
 and the keyword postings are kept only until the keyword index changes, so this shows what a store that
@@ -184,9 +189,12 @@ def wait_for_codes(engine: MemoryEngine, limit_s: float = 60.0) -> float:
     return round(time.perf_counter() - started, 2)
 
 
-def measure(data: Path, models: Path, samples: int, asker: str, after_write: bool = False) -> dict[str, Any]:
+def measure(
+    data: Path, models: Path, samples: int, asker: str, after_write: bool = False, with_model: bool = False
+) -> dict[str, Any]:
     """Stage medians over `samples` searches; with `after_write`, each search right after a write of one
-    memory (on a copy of the store): what is kept until the keyword index changes is then read again."""
+    memory (on a copy of the store): what is kept until the keyword index changes is then read again.
+    With `with_model`, each search embeds its question (module docstring)."""
     from hindsight_desktop.core import render
 
     if after_write:
@@ -210,9 +218,14 @@ def measure(data: Path, models: Path, samples: int, asker: str, after_write: boo
             engine.search(text, limit=10, client=client)
         codes_wait = wait_for_codes(engine)
         timer.take()
-        totals, per_stage = [], defaultdict(list)
+        totals, model, per_stage = [], [], defaultdict(list)
         for i in range(samples):
             text = asked[i % len(asked)]
+            if with_model:
+                engine.parts.embed.discard([text])
+                started = time.perf_counter()
+                engine.embedder.embed([text], "query")  # the model's share, as the search's call pays it
+                model.append((time.perf_counter() - started) * 1000)
             if after_write:
                 engine.write(
                     f"Probe note {i}: the spare key is under flowerpot {i}", client=client or "claude", explicit=True
@@ -227,9 +240,13 @@ def measure(data: Path, models: Path, samples: int, asker: str, after_write: boo
                 per_stage[stage].append(spent.get(stage, 0.0))
         count = engine.count()
     medians = {stage: round(statistics.median(times), 3) for stage, times in per_stage.items()}
-    return {
+    searched = round(statistics.median(totals), 2)
+    beyond = {"model_p50_ms": round(statistics.median(model), 2)} if with_model else {}
+    if with_model:
+        beyond["beyond_model_ms"] = round(searched - beyond["model_p50_ms"], 2)
+    return beyond | {
         "memories": count,
-        "search_p50_ms": round(statistics.median(totals), 2),
+        "search_p50_ms": searched,
         "stage_sum_ms": round(sum(medians.values()), 2),
         "stages": medians,
         "peak_rss_mb": own_peak_rss_mb(),
@@ -315,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--after-write", action="store_true", help="each search right after a write (on a copy of each store)"
     )
+    parser.add_argument(
+        "--with-model", action="store_true", help="each search embeds its question: the part beyond the model"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
@@ -327,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             # Each size in its own process, so one size's cache and arrays do not weigh on the next.
             out = subprocess.run(
                 [sys.executable, __file__, "--one", str(data), str(models), str(args.samples), args.client]
-                + (["--after-write"] if args.after_write else []),
+                + (["--after-write"] if args.after_write else [])
+                + (["--with-model"] if args.with_model else []),
                 check=True,
                 capture_output=True,
                 text=True,
@@ -350,7 +371,11 @@ def main(argv: list[str] | None = None) -> int:
         cells = [str(r["stages"].get(stage, "-")) for r in rows]
         print(f"| {stage} | " + " | ".join(cells) + " |")
     print("| sum of stage medians | " + " | ".join(str(r["stage_sum_ms"]) for r in rows) + " |")
-    print("| search p50 (embedding cached) | " + " | ".join(str(r["search_p50_ms"]) for r in rows) + " |")
+    cached = "" if args.with_model else " (embedding cached)"
+    print(f"| search p50{cached} | " + " | ".join(str(r["search_p50_ms"]) for r in rows) + " |")
+    if args.with_model:
+        print("| the model alone, p50 | " + " | ".join(str(r["model_p50_ms"]) for r in rows) + " |")
+        print("| beyond the model (search less model) | " + " | ".join(str(r["beyond_model_ms"]) for r in rows) + " |")
     print("| peak RSS, MB | " + " | ".join(str(r["peak_rss_mb"]) for r in rows) + " |")
     if not args.no_fresh:
         print(
@@ -375,7 +400,12 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         found = measure(
-            Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "--after-write" in sys.argv
+            Path(sys.argv[2]),
+            Path(sys.argv[3]),
+            int(sys.argv[4]),
+            sys.argv[5],
+            "--after-write" in sys.argv,
+            "--with-model" in sys.argv,
         )
         print(json.dumps(found))
         sys.exit(0)

@@ -72,7 +72,7 @@ class RecallWeights:
     other_subject: float = 0.85
 
 
-@dataclass
+@dataclass(slots=True)
 class Ranked:
     """A scored candidate; it becomes a SearchHit (with the full memory) only if it makes the cut."""
 
@@ -96,7 +96,7 @@ CANDIDATE_COLUMNS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     rowid: int
     id: str
@@ -164,6 +164,19 @@ def recall(
         )
         ent_hits = entity_hits(db, qentities, q.client, seen.words.rows) if q.mode == "hybrid" else {}
         cross_hits = cross_language_hits(db, q.text, pool, q.client, seen) if q.mode == "hybrid" else {}
+        # "Who is my manager now?": the statement that currently holds it (fact_questions.py).
+        named = any(kind == "person" for kind, _ in qentities)
+        fact_hits = fact_questions.current_statements(db, q.text, q.client, named) if q.mode == "hybrid" else set()
+        # Everything that needs only the question is done before waiting for its embedding, which the
+        # model computes meanwhile on the other core: the rows found by words, whom the question is about,
+        # and its terms' rarity for confidence.
+        cands = _load(db, set(kw_hits) | set(ent_hits) | fact_hits | set(cross_hits), q)
+        top_kw = max(kw_hits.values(), default=0.0)
+        if kw_hits:
+            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, seen))
+        top_cross = max(cross_hits.values(), default=0.0)
+        about = subjects.of(q.text, now, found_dates, question=True)
+        content, other = _question_terms(db, seen, kw_text, about)
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
         qvec = None if embedding is None else parts.centred_question(embedding.result()[0], asked)
@@ -176,20 +189,13 @@ def recall(
         period_hits = dates.period_hits(db, periods, found, pool, q.client, seen.words.rows)
         for rowid, score in period_hits.items():
             ent_hits[rowid] = ent_hits.get(rowid, 0.0) + score
-        # "Who is my manager now?": the statement that currently holds it (fact_questions.py).
-        named = any(kind == "person" for kind, _ in qentities)
-        fact_hits = fact_questions.current_statements(db, q.text, q.client, named) if q.mode == "hybrid" else set()
-        rowids = set(vec_hits) | set(kw_hits) | set(ent_hits) | fact_hits | set(cross_hits)
-        cands = _load(db, rowids, q)
+        cands.update(_load(db, (set(vec_hits) | set(ent_hits)) - cands.keys(), q))
+        cands = dict(sorted(cands.items()))  # in rowid order, as one read of them all gives them
         fillers: set[int] = set()  # kept only as nearest in meaning (NEAREST_KEPT)
         if not cands:
             return []
         if qvec is not None:
             _fill_similarity(parts, db, cands, qvec)
-        top_kw = max(kw_hits.values(), default=0.0)
-        if kw_hits:
-            top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, seen))
-        top_cross = max(cross_hits.values(), default=0.0)
         for c in cands.values():
             _calibrate(parts, c, asked, qvec)
             c.keyword = min(1.0, kw_hits.get(c.rowid, 0.0) / top_kw) if top_kw > 0 else 0.0
@@ -214,9 +220,8 @@ def recall(
             trace.extend(_signals(r) | {"rowid": r.cand.rowid} for r in ranked)
         _bring_successors(parts, db, ranked, q, w, qvec, now, asked)
         ranked.sort(key=lambda r: -r.relevance)
-        # Whom the question asks about, and whom the first results are about: ranking and confidence
-        # both read it ("my wife" is also the Sarah a memory calls "my wife Sarah").
-        about = subjects.of(q.text, now, found_dates, question=True)
+        # Whom the question asks about (`about`), and whom the first results are about: ranking and
+        # confidence both read it ("my wife" is also the Sarah a memory calls "my wife Sarah").
         tied = about  # with the names memories tie to it
         whom: dict[int, subjects.Match] = {}
         if about:
@@ -232,16 +237,6 @@ def recall(
             conflicts.newer_first(parts, db, ranked, q.text, q.limit + conflicts.GAP)
         ranked = ranked[: q.limit]
         loaded = memories.load_memories(db, [r.cand.rowid for r in ranked])
-        # Confidence weighs the question's words by their rarity among the memories the asker sees; whom
-        # it asks about is checked apart (subjects.py), so a memory that only names them covers nothing.
-        words = seen.words
-        content = {
-            t: sure.rarity(words.documents(db, keyword.quote(t)), words.rows)
-            for t in sure.content_terms(kw_text)
-            if not subjects.names_someone(about, t)
-        }
-        lexicon = bilingual.lexicon()  # None while it is being built: then no other-language words
-        other = {t: bilingual.other_language_terms(lexicon, t) for t in content} if lexicon is not None else {}
     hits = [
         SearchHit(
             memory=loaded[r.cand.rowid],
@@ -265,6 +260,23 @@ def recall(
             meaning_only=r.cand.rowid in fillers,
         )
     return hits
+
+
+def _question_terms(
+    db: apsw.Connection, seen: keyword_stats.View, kw_text: str, about: subjects.Subjects
+) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """The question's content terms with their rarity among the memories the asker sees, and each one's
+    words in the other language. Confidence weighs them; whom the question asks about is checked apart
+    (subjects.py), so a memory that only names them covers nothing."""
+    words = seen.words
+    content = {
+        t: sure.rarity(words.documents(db, keyword.quote(t)), words.rows)
+        for t in sure.content_terms(kw_text)
+        if not subjects.names_someone(about, t)
+    }
+    lexicon = bilingual.lexicon()  # None while it is being built: then no other-language words
+    other = {t: bilingual.other_language_terms(lexicon, t) for t in content} if lexicon is not None else {}
+    return content, other
 
 
 def _bring_successors(
