@@ -8,6 +8,7 @@ window's widgets are all derived from these declarations (through `OPTIONS`); se
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -52,6 +53,16 @@ def default_cache_dir() -> Path:
     override = os.environ.get(CACHE_DIR_ENV)
     if override:
         return Path(override).expanduser()
+    return _platform_cache_dir(*(os.environ.get(name) for name in _CACHE_DIR_INPUTS))
+
+
+# What platformdirs reads to place the cache folder. It is looked up on every search (the lexicon's
+# place), and platformdirs takes longer than the rest of that look-up, so it is kept per these values.
+_CACHE_DIR_INPUTS = ("XDG_CACHE_HOME", "HOME", "LOCALAPPDATA", "USERPROFILE")
+
+
+@functools.lru_cache(maxsize=8)
+def _platform_cache_dir(*_inputs: str | None) -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 

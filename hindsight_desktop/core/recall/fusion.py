@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -54,15 +54,21 @@ class Fusion:
     def score_row(self, row: Sequence[float]) -> float:
         """`score` for values given in FEATURES' order: the same products summed in the same order, to the
         last bit, without a dict per candidate (recall scores a few hundred a search)."""
-        weights, index = self._row_index
-        padded = (*row, 0.0)
-        return sum(map(operator.mul, weights, [padded[i] for i in index]))
+        weights, pick = self._row_index
+        return sum(map(operator.mul, weights, pick((*row, 0.0))))
 
     @cached_property
-    def _row_index(self) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    def _row_index(self) -> tuple[tuple[float, ...], Callable[[Sequence[float]], tuple[float, ...]]]:
         # A weight for a name outside FEATURES reads the 0.0 after the row, as `score` reads a missing value.
-        index = tuple(FEATURES.index(n) if n in FEATURES else len(FEATURES) for n in self.weights)
-        return tuple(self.weights.values()), index
+        index = [FEATURES.index(n) if n in FEATURES else len(FEATURES) for n in self.weights]
+        return tuple(self.weights.values()), _picker(index)
+
+
+def _picker(index: list[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """The values at these places of a row, as a tuple (itemgetter of one place gives the bare value)."""
+    if len(index) > 1:
+        return operator.itemgetter(*index)
+    return lambda row: tuple(row[i] for i in index)
 
 
 HAND_SET = Fusion(
