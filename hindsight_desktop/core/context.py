@@ -51,6 +51,14 @@ class EmbedCache:
             with self._lock:
                 self._kept = None
 
+    def held(self, text: str, kind: str = "passage") -> np.ndarray | None:
+        """The embedding of `text` when it is remembered, else None; nothing is computed or reordered."""
+        with self._lock:
+            found = self._items.get((kind, text))
+            if found is None and self._kept is not None:
+                found = self._kept.get((kind, text))
+            return found
+
     def __call__(self, texts: list[str], kind: str = "passage") -> np.ndarray:
         with self._lock:
             if self._kept is not None:

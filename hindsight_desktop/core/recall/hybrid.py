@@ -141,7 +141,9 @@ def recall(
     now = parts.clock()
     # The question's embedding runs beside the keyword, entity and date look-ups
     # (in SQLite): both release the GIL, so on two cores the search waits for the longer, not the sum.
-    embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" else None
+    # A question asked a moment ago is remembered: handing it to a thread would cost more than it saves.
+    held = parts.embed.held(q.text, "query") if q.mode != "keyword" else None
+    embedding = _EMBEDDER.submit(parts.embed, [q.text], "query") if q.mode != "keyword" and held is None else None
     # Dates count as periods (dates.py), not as exact values.
     found_dates = dates.question_dates(q.text, now)
     qentities = {
@@ -179,7 +181,8 @@ def recall(
         content, other = _question_terms(db, seen, kw_text, about)
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
-        qvec = None if embedding is None else parts.centred_question(embedding.result()[0], asked)
+        question = held if embedding is None else embedding.result()[0]
+        qvec = None if question is None else parts.centred_question(question, asked)
         vec_hits = (
             {}
             if qvec is None
@@ -471,24 +474,43 @@ _LOG1P_50 = math.log1p(50)
 def _score_all(
     cands: Iterable[Candidate], w: RecallWeights, mode: str, now: datetime, half_life_days: float
 ) -> list[Ranked]:
-    """Each candidate scored, in order: by one signal in the single-signal modes, else by the fusion."""
-    f = w.fusion or fusion.HAND_SET
-    out = []
-    for c in cands:
-        age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
-        recency = math.exp(-_LN2 * age_days / half_life_days)
-        access = min(1.0, math.log1p(c.access_count) / _LOG1P_50)
-        ranked = Ranked(cand=c, relevance=0.0, recency=recency, access=access)
-        if mode == "vector":
-            ranked.relevance = c.vector
-        elif mode == "keyword":
-            ranked.relevance = c.keyword
-        else:
-            ranked.relevance = f.score_row(_signal_row(ranked))
-            if c.status == "superseded":
-                ranked.relevance *= w.superseded_factor
-        out.append(ranked)
-    return out
+    """Each candidate scored, in order: by one signal in the single-signal modes, else by the fusion,
+    every candidate at once (fusion.score_columns: the same sums as one at a time, to the bit)."""
+    pool = list(cands)
+    recency = [math.exp(-_LN2 * max(0.0, (now - c.occurred_at).total_seconds() / 86400) / half_life_days) for c in pool]
+    access = [min(1.0, math.log1p(c.access_count) / _LOG1P_50) for c in pool]
+    if mode == "vector":
+        relevance = [c.vector for c in pool]
+    elif mode == "keyword":
+        relevance = [c.keyword for c in pool]
+    else:
+        columns = [np.array(values, dtype=np.float64) for values in _signal_columns(pool, recency, access)]
+        fused = (w.fusion or fusion.HAND_SET).score_columns(columns)
+        superseded = np.array([c.status == "superseded" for c in pool], dtype=bool)
+        fused[superseded] *= w.superseded_factor
+        relevance = fused.tolist()
+    return [
+        Ranked(cand=c, relevance=score, recency=near, access=used)
+        for c, score, near, used in zip(pool, relevance, recency, access, strict=True)
+    ]
+
+
+def _signal_columns(pool: list[Candidate], recency: list[float], access: list[float]) -> list[list[float]]:
+    """`_signal_row`'s values for every candidate, one list per feature, in fusion.FEATURES' order."""
+    return [
+        [c.vector for c in pool],
+        [c.keyword for c in pool],
+        [c.entity for c in pool],
+        [c.period for c in pool],
+        [c.fact for c in pool],
+        [c.link for c in pool],
+        recency,
+        access,
+        [c.importance for c in pool],
+        [1.0 if c.pinned else 0.0 for c in pool],
+        [c.vector_rank for c in pool],
+        [c.keyword_rank for c in pool],
+    ]
 
 
 def _explain(r: Ranked) -> dict[str, float]:
