@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import apsw
 import numpy as np
@@ -30,6 +32,9 @@ EXACT_BELOW = 4096  # under this many vectors, score them all exactly
 RESCORE_FACTOR = 8  # coarse candidates kept per requested neighbour
 MIN_RESCORE = 400
 HAMMING_CHUNK = 65_536  # rows a Hamming pass counts at a time (bench/NOTES.md)
+# From this many rows the Hamming pass counts the second half on another thread: numpy lets go of the
+# GIL while it counts, and once the question is embedded the other core is free (bench/NOTES.md).
+SPLIT_FROM = 4 * HAMMING_CHUNK
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
 # Codes read from the file kept for the next reads, the least recently read going first (a search asks for
 # the same rows 3-4 times; the candidates of a few dozen questions fit): 388 bytes each, 25 MB in all.
@@ -40,6 +45,8 @@ _LOAD_TRIES = 4  # background loads that met a change before giving up (searches
 Reader = Callable[[], contextlib.AbstractContextManager[apsw.Connection]]
 _LOAD_PAUSE_S = 0.001  # the background load's rest between batches (see _yield_to_searches)
 log = logging.getLogger(__name__)
+# One helper for every cache: a search waits for its half, so two searches at once share it in turn.
+_SECOND_HALF = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hamming")
 
 
 class VectorCache:
@@ -74,8 +81,10 @@ class VectorCache:
         # The last visibility mask over the rows: a viewer's hidden rowids (the same array while its keyword
         # statistics stand, keyword_stats.view) and the layout it was computed on.
         self._shown: tuple[np.ndarray, int, np.ndarray, np.ndarray] | None = None
-        self._xor = np.empty(HAMMING_CHUNK, dtype=np.uint64)  # scratch for the Hamming pass
-        self._ones = np.empty(HAMMING_CHUNK, dtype=np.uint8)
+        # Scratch for the Hamming pass, one pair per half (fresh temporaries cost more than the counting).
+        self._scratch = [
+            (np.empty(HAMMING_CHUNK, dtype=np.uint64), np.empty(HAMMING_CHUNK, dtype=np.uint8)) for _ in range(2)
+        ]
 
     # ---- keeping in step with the database ---------------------------------------------------
     def refresh(self, db: apsw.Connection) -> None:
@@ -304,18 +313,27 @@ class VectorCache:
         return shown, self._shown[3]
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
-        """Bits that differ from the query, per row: `HAMMING_CHUNK` rows at a time, every word of a chunk
-        while its distances are still in the CPU's cache, into reused buffers (fresh temporaries of a few
-        MB at 100k rows cost more than the counting itself)."""
-        xor, ones = self._xor, self._ones
+        """Bits that differ from the query, per row; in a large cache the second half on another thread."""
         distance = np.zeros(n, dtype=np.uint16)
-        for start in range(0, n, HAMMING_CHUNK):
-            end = min(n, start + HAMMING_CHUNK)
+        if n < SPLIT_FROM or (os.cpu_count() or 1) < 2:
+            self._count(qbits, distance, 0, n, 0)
+            return distance
+        half = n // 2 // HAMMING_CHUNK * HAMMING_CHUNK
+        second = _SECOND_HALF.submit(self._count, qbits, distance, half, n, 1)
+        self._count(qbits, distance, 0, half, 0)
+        second.result()
+        return distance
+
+    def _count(self, qbits: np.ndarray, distance: np.ndarray, first: int, last: int, scratch: int) -> None:
+        """The distances of rows first..last-1: `HAMMING_CHUNK` rows at a time, every word of a chunk while
+        its distances are still in the CPU's cache, into the reused buffers `scratch` names."""
+        xor, ones = self._scratch[scratch]
+        for start in range(first, last, HAMMING_CHUNK):
+            end = min(last, start + HAMMING_CHUNK)
             part, x, o = distance[start:end], xor[: end - start], ones[: end - start]
             for word in range(self.words):
                 np.bitwise_xor(self._bits[word, start:end], qbits[word], out=x)
                 np.add(part, np.bitwise_count(x, out=o), out=part)
-        return distance
 
     def _codes_at(self, db: apsw.Connection, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The int8 codes and scales of those rows (positions here), held or read from the file."""

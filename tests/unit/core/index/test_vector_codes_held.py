@@ -148,10 +148,13 @@ def test_two_models_codes_stay_apart_and_a_dropped_model_takes_only_its_own(tmp_
     store.close()
 
 
-def test_the_hamming_pass_counts_every_row_across_chunks(tmp_path, monkeypatch):
-    """Counted in chunks (the last one short), each row's distance is the popcount of its bits against
-    the query's, as one pass over all rows gives it."""
+@pytest.mark.parametrize("split", [False, True], ids=["one thread", "halves on two threads"])
+def test_the_hamming_pass_counts_every_row_across_chunks(tmp_path, monkeypatch, split):
+    """Counted in chunks (the last one short), and in a large cache its second half on another thread,
+    each row's distance is the popcount of its bits against the query's, as one pass over all rows gives it."""
     monkeypatch.setattr(vector_cache, "HAMMING_CHUNK", 1000)
+    monkeypatch.setattr(vector_cache, "SPLIT_FROM", 0 if split else 10**9)
+    monkeypatch.setattr(vector_cache.os, "cpu_count", lambda: 2)
     store = Store(tmp_path / "v.sqlite3")
     dim, n = 100, 4321  # two words a vector, the second part-filled
     data = _clustered(n + 1, dim, seed=13)
