@@ -159,29 +159,53 @@ class Statistics:
         formula, operation for operation, over the rows that hold any of them."""
         for phrase, posting in zip(phrases, found, strict=True):
             self._documents.setdefault(phrase, len(posting))
-        every = np.concatenate([p.rowids for p in found])
-        if not len(every):
+        if not sum(len(p) for p in found):
             return []
-        # Each row's place in the union of the postings (`at`, posting after posting): a posting's rows
-        # are distinct, so each gets its share once, and a row a posting lacks gets nothing from it, as
-        # the zero frequency it stood for gave nothing.
-        if len(found) == 1:  # already ascending and distinct
-            rowids, at = every, np.arange(len(every))
-        else:
-            rowids, at = np.unique(every, return_inverse=True)
         avgdl = self.tokens / self.rows
-        score = np.zeros(len(rowids))
-        start = 0
+        shares = []
         for posting in found:
-            places = at[start : start + len(posting)]
-            start += len(posting)
             freq = posting.counts.astype(np.float64, copy=False)
             lengths = _lengths(posting).astype(np.float64, copy=False)  # exact: whole numbers `narrow` kept
             norm = K1 * (1 - B + B * lengths / avgdl)
-            score[places] += self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm))
+            shares.append(self.idf(len(posting)) * ((freq * (K1 + 1.0)) / (freq + norm)))
+        rowids, score = _summed([p.rowids for p in found], shares)
         negative = -1.0 * score
         order = _first_k(negative, rowids, k)
         return [(int(r), -float(s)) for r, s in zip(rowids[order].tolist(), negative[order].tolist(), strict=True)]
+
+
+# Postings that hold at least this share of the rowids they span are summed in an array over those rowids,
+# not through their sorted union: at a million memories a few common words hold hundreds of thousands of
+# rows, and sorting them cost more than the whole array does (bench/NOTES.md).
+DENSE_SHARE = 1 / 16
+
+
+def _summed(rowids: list[np.ndarray], shares: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows any posting holds (ascending) and each one's shares summed, posting after posting: a
+    posting's rows are distinct and ascending, so each gets its share once, and a row a posting lacks
+    gets nothing from it, as the zero frequency it stood for gave nothing. Either way of summing adds
+    the same shares in the same order, so the sums are the same to the bit."""
+    total = sum(len(r) for r in rowids)
+    span = max(int(r[-1]) for r in rowids if len(r)) + 1
+    if len(rowids) > 1 and total >= DENSE_SHARE * span:
+        score = np.zeros(span)
+        held = np.zeros(span, dtype=bool)
+        for rows, share in zip(rowids, shares, strict=True):
+            score[rows] += share
+            held[rows] = True
+        found = np.flatnonzero(held)
+        return found, score[found]
+    every = np.concatenate(rowids)
+    if len(rowids) == 1:  # already ascending and distinct
+        union, at = every, np.arange(len(every))
+    else:
+        union, at = np.unique(every, return_inverse=True)
+    score = np.zeros(len(union))
+    start = 0
+    for rows, share in zip(rowids, shares, strict=True):
+        score[at[start : start + len(rows)]] += share
+        start += len(rows)
+    return union, score
 
 
 def _lengths(posting: Posting) -> np.ndarray:

@@ -79,7 +79,9 @@ def _both_ways(db, monkeypatch, search):
     return fast, slow
 
 
-def test_numpy_scores_equal_the_auxiliary_function_to_the_bit(store, monkeypatch):
+@pytest.mark.parametrize("dense", [0.0, 1e9], ids=["summed in an array over the span", "summed over the union"])
+def test_numpy_scores_equal_the_auxiliary_function_to_the_bit(store, monkeypatch, dense):
+    monkeypatch.setattr(keyword_stats, "DENSE_SHARE", dense)
     with store.read() as db:
         assert not keyword_stats.view(db, "me").words.own  # someone else's private rows are hidden
         for question in [*QUESTIONS, "Lisbon", "Priya"]:  # and one term alone: its posting is the union
@@ -200,3 +202,27 @@ def test_lengths_are_narrowed_only_where_each_is_held_exactly():
     assert narrowed.dtype == np.float32 and narrowed.astype(np.float64).tolist() == lengths.tolist()
     long = np.array([3.0, 2.0**24 + 1])  # float32 would round it
     assert postings.narrow(long).dtype == np.float64 and postings.narrow(long).tolist() == long.tolist()
+
+
+def test_both_ways_of_summing_postings_give_the_same_rows_and_sums():
+    """Sparse and dense postings over a wide span: the array over the span and the sorted union agree
+    to the bit, for one posting, several, and some empty."""
+    rng = np.random.default_rng(8)
+    for sizes in ([5], [300, 40, 0], [2000, 1500, 700, 3], [0, 9]):
+        rowids = [np.sort(rng.choice(5000, size, replace=False)).astype(np.int64) for size in sizes]
+        shares = [rng.random(size) * 7 for size in sizes]
+        if not sum(sizes):
+            continue
+        dense = _summed_with(rowids, shares, share=0.0)
+        union = _summed_with(rowids, shares, share=1e9)
+        assert np.array_equal(dense[0], union[0]) and np.array_equal(dense[1], union[1])
+        assert dense[0].tolist() == sorted(set(np.concatenate(rowids).tolist()))
+
+
+def _summed_with(rowids, shares, share):
+    saved = keyword_stats.DENSE_SHARE
+    keyword_stats.DENSE_SHARE = share
+    try:
+        return keyword_stats._summed(rowids, shares)
+    finally:
+        keyword_stats.DENSE_SHARE = saved
