@@ -176,8 +176,9 @@ class Statistics:
 
 # Postings that hold at least this share of the rowids they span are summed in an array over those rowids,
 # not through their sorted union: at a million memories a few common words hold hundreds of thousands of
-# rows, and sorting them cost more than the whole array does (bench/NOTES.md).
-DENSE_SHARE = 1 / 16
+# rows, and sorting them cost more than the whole array does (bench/NOTES.md). The share also bounds the
+# array: at most 8 slots per posting row.
+DENSE_SHARE = 1 / 8
 
 
 def _summed(rowids: list[np.ndarray], shares: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
