@@ -176,9 +176,9 @@ class Statistics:
 
 # Postings that hold at least this share of the rowids they span are summed in an array over those rowids,
 # not through their sorted union: at a million memories a few common words hold hundreds of thousands of
-# rows, and sorting them cost more than the whole array does (bench/NOTES.md). The share also bounds the
-# array: at most 8 slots per posting row.
-DENSE_SHARE = 1 / 8
+# rows, and placing them in a union cost more than the whole array does (bench/NOTES.md). The share also
+# bounds the array: at most 5 slots per posting row.
+DENSE_SHARE = 1 / 5
 
 
 def _summed(rowids: list[np.ndarray], shares: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -196,17 +196,29 @@ def _summed(rowids: list[np.ndarray], shares: list[np.ndarray]) -> tuple[np.ndar
             held[rows] = True
         found = np.flatnonzero(held)
         return found, score[found]
-    every = np.concatenate(rowids)
-    if len(rowids) == 1:  # already ascending and distinct
-        union, at = every, np.arange(len(every))
-    else:
-        union, at = np.unique(every, return_inverse=True)
+    union, at = _union(rowids)
     score = np.zeros(len(union))
     start = 0
     for rows, share in zip(rowids, shares, strict=True):
         score[at[start : start + len(rows)]] += share
         start += len(rows)
     return union, score
+
+
+def _union(rowids: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rowids of ascending postings, ascending, and each posting row's place among them
+    (posting after posting). A stable sort merges the postings' ascending runs instead of sorting anew."""
+    every = np.concatenate(rowids)
+    if len(rowids) == 1:  # already ascending and distinct
+        return every, np.arange(len(every))
+    order = np.argsort(every, kind="stable")
+    ordered = every[order]
+    first = np.empty(len(ordered), dtype=bool)  # where each distinct rowid first appears
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    at = np.empty(len(ordered), dtype=np.intp)
+    at[order] = np.cumsum(first) - 1
+    return ordered[first], at
 
 
 def _lengths(posting: Posting) -> np.ndarray:

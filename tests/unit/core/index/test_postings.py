@@ -226,3 +226,12 @@ def _summed_with(rowids, shares, share):
         return keyword_stats._summed(rowids, shares)
     finally:
         keyword_stats.DENSE_SHARE = saved
+
+
+def test_the_union_of_postings_is_numpys_unique_with_its_inverse():
+    rng = np.random.default_rng(9)
+    for sizes in ([7], [400, 400], [1000, 3, 250], [0, 60]):
+        rowids = [np.sort(rng.choice(3000, size, replace=False)).astype(np.int64) for size in sizes]
+        union, at = keyword_stats._union(rowids)
+        want, inverse = np.unique(np.concatenate(rowids), return_inverse=True)
+        assert np.array_equal(union, want) and np.array_equal(at, inverse)
