@@ -34,6 +34,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
+from hindsight_desktop.core.model.calibration import ANSWER_LEVEL
 from hindsight_desktop.core.recall import subjects
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
@@ -65,6 +66,9 @@ GAP = 2
 # A question's term the newer lacks in words counts as said otherwise when it adds at least this share of what
 # it adds to the older's closeness to the question (`_carried`): most of it, as a synonym would.
 CARRIED = 0.75
+# ...and when it adds at least this much to the older's, on the relevance scale (a typical answer at
+# calibration.ANSWER_LEVEL): a word that matters to the match, not a filler.
+WEIGHT = 0.15
 # A newer answer that names the older's answer (`_names_old_answer`) may be this many places below it.
 NAMED_GAP = 4
 # The question's terms count as word evidence (`_covered`) when the older holds at least this many...
@@ -239,12 +243,21 @@ def _literal(whom: subjects.Subjects, term: str) -> bool:
 
 def _carried(parts: Parts, question: str, term: str, new: np.ndarray, old: np.ndarray) -> bool:
     """Whether `term` adds to the newer's closeness to the question (the question with and without it, as
-    recall compares them) at least CARRIED of what it adds to the older's, which holds it in words."""
+    recall compares them) at least CARRIED of what it adds to the older's, which holds it in words, and
+    adds at least WEIGHT there: of a word that hardly moves the older ("during", "share", "started" in a
+    chat), what it adds to either is noise, and their ratio says nothing."""
     asked = dominant_language(question)
     full, less = parts.embed([question, _without(question, term)], "query")
     full, less = parts.centred_question(full, asked), parts.centred_question(less, asked)
-    to_old = float(old @ full - old @ less)
-    return to_old > 0 and float(new @ full - new @ less) >= CARRIED * to_old
+    to_old = _on_scale(parts, float(old @ full - old @ less), asked)
+    return to_old >= WEIGHT and _on_scale(parts, float(new @ full - new @ less), asked) >= CARRIED * to_old
+
+
+def _on_scale(parts: Parts, similarity: float, asked: str) -> float:
+    """A difference of similarity on the relevance scale of the question's language (calibration.relevance,
+    uncapped: ANSWER_LEVEL where a typical answer lands above an off-topic memory)."""
+    scale, script = parts.calibration, parts.calibration.script(asked)
+    return similarity / max(1e-3, scale.answer[script] - scale.off_topic[script]) * ANSWER_LEVEL
 
 
 def _without(question: str, term: str) -> str:

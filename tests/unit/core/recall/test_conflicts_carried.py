@@ -9,8 +9,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from hindsight_desktop.core.model.calibration import ANSWER_LEVEL
 from hindsight_desktop.core.recall import conflicts, subjects
-from hindsight_desktop.core.recall.conflicts import _alike, _alike_in_meaning, _carried, _literal, _without
+from hindsight_desktop.core.recall.conflicts import _alike, _alike_in_meaning, _carried, _literal, _on_scale, _without
 
 
 def _ids(engine, question: str) -> list[str]:
@@ -69,3 +70,12 @@ def test_a_lead_in_words_alone_leaves_the_pair_alike_in_meaning():
     assert not _alike(newer, older)  # the older's keyword score holds the word the newer says otherwise
     assert _alike_in_meaning(newer, older)
     assert not _alike_in_meaning(_ranked(0.44, 0.3), older)
+
+
+def test_a_difference_is_read_on_the_question_languages_scale(engine):
+    parts = engine.parts
+    scale = parts.calibration
+    for asked in ("en", "zh"):
+        span = scale.answer[scale.script(asked)] - scale.off_topic[scale.script(asked)]
+        assert abs(_on_scale(parts, span, asked) - ANSWER_LEVEL) < 1e-9
+        assert abs(_on_scale(parts, span / 2, asked) - ANSWER_LEVEL / 2) < 1e-9
