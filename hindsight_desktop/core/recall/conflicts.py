@@ -10,12 +10,9 @@ attribute when:
   alike in words and in meaning (KEYWORD_TIE, VECTOR_TIE of the older's keyword and vector evidence;
   or, in words, it holds every term of the question the older holds, in any of their forms: "practises"
   is "practice"), or it names what the older answered with, in a clause apart from whom and what both
-  speak of ("no more oatmeal", "瑞尔那边多少有点贵": `_names_old_answer`), or it holds those terms with
-  some said in other words, as the model reads the question with and without them ("光纤" for 宽带:
-  `_said_otherwise`),
-- both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance, or
-  of its similarity when the older's lead is a word the newer says otherwise, and is ranked at most GAP
-  places below it, or NAMED_GAP when it names the older's answer),
+  speak of ("no more oatmeal", "瑞尔那边多少有点贵": `_names_old_answer`),
+- both answer the question nearly as well (the newer scores at least ALIKE of the older's relevance and
+  is ranked at most GAP places below it, or NAMED_GAP when it names the older's answer),
 - they are about the same thing said differently (gate_change.about_same_thing at CONFLICT: close to
   each other, a subject word in common, other words or other numbers and names).
 Then the newer goes right before the older (each pairs with one, its closest); nothing else moves.
@@ -34,12 +31,10 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.context import Parts
-from hindsight_desktop.core.model.calibration import ANSWER_LEVEL
 from hindsight_desktop.core.recall import subjects
 from hindsight_desktop.core.store import memories
 from hindsight_desktop.core.text import segment
 from hindsight_desktop.core.text.extract_dates import MONTH_NAMES, WEEKDAY_NAMES
-from hindsight_desktop.core.text.language import dominant_language
 from hindsight_desktop.core.text.word_forms import same_word
 from hindsight_desktop.core.write import gate_language as lang
 from hindsight_desktop.core.write.gate_change import CLAUSE, Words, about_same_thing, owner_only, subject_terms
@@ -63,12 +58,6 @@ ALIKE = 0.6
 # ...and be at most this many places below it: a near tie, which the date decides. A newer answer far
 # below is left where the scores put it (in a conversation, many turns say "new" or "moved").
 GAP = 2
-# A question's term the newer lacks in words counts as said otherwise when it adds at least this share of what
-# it adds to the older's closeness to the question (`_carried`): most of it, as a synonym would.
-CARRIED = 0.75
-# ...and when it adds at least this much to the older's, on the relevance scale (a typical answer at
-# calibration.ANSWER_LEVEL): a word that matters to the match, not a filler.
-WEIGHT = 0.15
 # A newer answer that names the older's answer (`_names_old_answer`) may be this many places below it.
 NAMED_GAP = 4
 # The question's terms count as word evidence (`_covered`) when the older holds at least this many...
@@ -99,7 +88,6 @@ _WHEN_EN = frozenset(
         *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "hundred"),
     }
 )
-_PUNCTUATION = "\"'.,;:!?()[]\u2019\u201c\u201d"
 # Names do not depend on when a text is read (subjects.of finds dates too).
 _REFERENCE = datetime(2000, 1, 1, tzinfo=UTC)
 
@@ -122,8 +110,7 @@ def newer_first(
     pairs = [
         (older, newer, closeness)
         for older, newer, closeness in close
-        if older < newer <= older + NAMED_GAP
-        and (_alike(head[newer], head[older]) or _alike_in_meaning(head[newer], head[older]))
+        if older < newer <= older + NAMED_GAP and head[newer].relevance >= ALIKE * head[older].relevance
     ]
     if not pairs:
         return []
@@ -139,25 +126,10 @@ def newer_first(
             continue
         held = (_covered(asked, words[new_id]), _covered(asked, words[old_id]))
         near = newer - older <= GAP  # further below, only naming the older's answer ties the two
-        alike = _alike(head[newer], head[older])
-        stated = near and (
-            (alike and (changes(new, old) or _same_attribute(head[newer], head[older], *held)))
-            or _said_otherwise(parts, db, question, asked, (words[new_id], words[old_id]), (new_id, old_id))
-        )
-        if stated or (alike and _names_old_answer(question, terms, (new_id, old_id), texts, words)):
+        stated = near and (changes(new, old) or _same_attribute(head[newer], head[older], *held))
+        if stated or _names_old_answer(question, terms, (new_id, old_id), texts, words):
             fitting.append((closeness, older, newer))
     return _put_before(ranked, head, fitting, window)
-
-
-def _alike(newer: Ranked, older: Ranked) -> bool:
-    """Both answer the question: the newer scores at least ALIKE of the older's relevance."""
-    return newer.relevance >= ALIKE * older.relevance
-
-
-def _alike_in_meaning(newer: Ranked, older: Ranked) -> bool:
-    """Both answer the question in meaning (ALIKE of the older's calibrated similarity): the older's lead in
-    words may be a term the newer says otherwise (`_said_otherwise`)."""
-    return newer.cand.vector >= ALIKE * older.cand.vector
 
 
 def _put_before(
@@ -205,67 +177,6 @@ def _same_attribute(newer: Ranked, older: Ranked, newer_terms: int = 0, older_te
     # "practice"), and those are two or more: one shared term is mostly whom both name.
     words = words or (older_terms >= MIN_TERMS and newer_terms >= older_terms)
     return words and newer.cand.vector >= VECTOR_TIE * older.cand.vector
-
-
-def _said_otherwise(
-    parts: Parts, db: apsw.Connection, question: str, asked: set[str], said: tuple[Words, Words], pair: tuple[int, int]
-) -> bool:
-    """Without a change said in words: the newer holds every term of the question the older holds (two or
-    more, as in `_same_attribute`), some in other words ("表舅家上周接了联通的千兆光纤" for 宽带 beside
-    "表舅家用的是移动宽带"). A term it lacks counts when it adds to the newer's closeness to the question at
-    least CARRIED of what it adds to the older's (`_carried`); that is the evidence in meaning, so no
-    VECTOR_TIE. Whom and when count only as written: a word near "daughter" or "上午" in meaning names
-    another person or time. `said` and `pair`: the (newer, older) texts' words and rowids."""
-    new, old = said
-    held = {term for term in asked if old.hold(term)}
-    lacking = {term for term in held if not new.hold(term)}
-    if len(held) < MIN_TERMS or not lacking:
-        return False
-    whom = subjects.of(question, _REFERENCE, question=True)
-    if any(_literal(whom, term) for term in lacking):
-        return False
-    found, vectors = parts.vectors.matrix(db, list(pair))
-    row = {rowid: vector for rowid, vector in zip(found, vectors, strict=True)}
-    if any(rowid not in row for rowid in pair):
-        return False
-    return all(_carried(parts, question, term, row[pair[0]], row[pair[1]]) for term in lacking)
-
-
-def _literal(whom: subjects.Subjects, term: str) -> bool:
-    """A term only its own words hold: whom the question names, or when."""
-    return (
-        subjects.names_someone(whom, term)
-        or term in lang.WHEN_WORDS
-        or bool(_NUMERAL.search(term) or _WHEN_ZH.search(term))
-        or any(same_word(term, when) for when in _WHEN_EN)
-    )
-
-
-def _carried(parts: Parts, question: str, term: str, new: np.ndarray, old: np.ndarray) -> bool:
-    """Whether `term` adds to the newer's closeness to the question (the question with and without it, as
-    recall compares them) at least CARRIED of what it adds to the older's, which holds it in words, and
-    adds at least WEIGHT there: of a word that hardly moves the older ("during", "share", "started" in a
-    chat), what it adds to either is noise, and their ratio says nothing."""
-    asked = dominant_language(question)
-    full, less = parts.embed([question, _without(question, term)], "query")
-    full, less = parts.centred_question(full, asked), parts.centred_question(less, asked)
-    to_old = _on_scale(parts, float(old @ full - old @ less), asked)
-    return to_old >= WEIGHT and _on_scale(parts, float(new @ full - new @ less), asked) >= CARRIED * to_old
-
-
-def _on_scale(parts: Parts, similarity: float, asked: str) -> float:
-    """A difference of similarity on the relevance scale of the question's language (calibration.relevance,
-    uncapped: ANSWER_LEVEL where a typical answer lands above an off-topic memory)."""
-    scale, script = parts.calibration, parts.calibration.script(asked)
-    return similarity / max(1e-3, scale.answer[script] - scale.off_topic[script]) * ANSWER_LEVEL
-
-
-def _without(question: str, term: str) -> str:
-    """The question less `term`: a Chinese word where it stands, an English one in any of its forms."""
-    if segment.has_han(term):
-        return question.replace(term, "")
-    kept = [w for w in question.split() if not same_word(term, w.strip(_PUNCTUATION).lower())]
-    return " ".join(kept)
 
 
 def _names_old_answer(
