@@ -14,7 +14,8 @@ session per day), then asks every question of bench/data/zh_questions.jsonl with
   changes_other_*.jsonl, only "other attribute" cases: the same subject, another attribute, and "fresh" =
   changes_fresh_*.jsonl, written before any run on it and kept for checking, and "fresh2" =
   changes_fresh2_*.jsonl, written later in the same way, and "fresh3" = changes_fresh3_*.jsonl, written
-  after seeing fresh2's misses, all four on request), each
+  after seeing fresh2's misses, "fresh4" = changes_fresh4_*.jsonl, written after fresh3's, and "fresh5" =
+  changes_fresh5_*.jsonl, written to check the fourth pass's mechanism, all six on request), each
   apart: newer first per language, the share of their memories the gate kept (older and newer), of
   questions asked through a related word the share whose newer memory is listed first among the two,
   and for "other attribute" cases (the same subject, another attribute said later) the share where the
@@ -94,6 +95,17 @@ FRESH2_QUESTIONS = ROOT / "data" / "changes_fresh2_questions.jsonl"
 # change word) and 12 "other attribute" cases (same subject, another attribute said later).
 FRESH3_MEMORIES = ROOT / "data" / "changes_fresh3_memories.jsonl"
 FRESH3_QUESTIONS = ROOT / "data" / "changes_fresh3_questions.jsonl"
+# Written for issue 23 §2's fourth pass before any run on it, with people, attributes and sentence shapes none of
+# the sets above use: 22 changed values (11 English, 11 Chinese, some with English names or codes), most without
+# a change word, some naming the new value with the attribute in other words, some the old value only beside the
+# subject; and 11 "other attribute" cases.
+FRESH4_MEMORIES = ROOT / "data" / "changes_fresh4_memories.jsonl"
+FRESH4_QUESTIONS = ROOT / "data" / "changes_fresh4_questions.jsonl"
+# Written after the fourth pass's mechanism (a question's term said in other words, judged by the model) was
+# built on fresh4, before any run on it: 12 changed values said with the attribute in other words (9 Chinese
+# or mixed, 3 English) and 6 "other attribute" cases of the same shape.
+FRESH5_MEMORIES = ROOT / "data" / "changes_fresh5_memories.jsonl"
+FRESH5_QUESTIONS = ROOT / "data" / "changes_fresh5_questions.jsonl"
 CHANGE_SETS = {
     "dev": (CHANGES_MEMORIES, CHANGES_QUESTIONS),
     "holdout": (HOLDOUT_MEMORIES, HOLDOUT_QUESTIONS),
@@ -101,6 +113,8 @@ CHANGE_SETS = {
     "fresh": (FRESH_MEMORIES, FRESH_QUESTIONS),
     "fresh2": (FRESH2_MEMORIES, FRESH2_QUESTIONS),
     "fresh3": (FRESH3_MEMORIES, FRESH3_QUESTIONS),
+    "fresh4": (FRESH4_MEMORIES, FRESH4_QUESTIONS),
+    "fresh5": (FRESH5_MEMORIES, FRESH5_QUESTIONS),
 }
 KS = (1, 5, 10)
 LIMIT = 10
@@ -557,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--changes",
         default="dev,holdout",
-        help="comma-separated changed-fact sets to add: dev, holdout, other, fresh, fresh2, fresh3",
+        help="comma-separated changed-fact sets to add: dev, holdout, other, fresh, fresh2, fresh3, fresh4, fresh5",
     )
     args = parser.parse_args(argv)
     if args.model is not None and not args.model.is_file():

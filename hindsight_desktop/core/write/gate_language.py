@@ -93,9 +93,10 @@ INDEFINITE_ZH = re.compile(
     r"|(?:什么|怎么|哪儿|哪里|哪|谁|多少)[^,.!?;。]{0,4}?[都也]"
     r"|多少(?:有点|有些|会|还是|能)|什么的|哪怕"
 )
-# One-off tasks for the assistant: worth doing now, not worth remembering.
+# One-off tasks for the assistant: worth doing now, not worth remembering. "Write to Rupert at rupert@…" gives
+# where someone is reached (an address or a number after "at" or "on"), which is a fact about them.
 REQUEST = _rx(
-    r"^(?:(?:please|pls|plz|can\s+you|could\s+you|would\s+you)\s+)?(?:write|translate|give\s+me|summari[sz]e"
+    r"^(?:(?:please|pls|plz|can\s+you|could\s+you|would\s+you)\s+)?(?:write(?!\s+to\s+[^,;.!?]{1,40}?\s+(?:at|on)\s+\S*[@\d])|translate|give\s+me|summari[sz]e"
     r"|tell\s+me|explain|show\s+me|list|generate|draft|create|find|help\s+me|rewrite|re-?do|fix\s+this"
     r"|check\s+this|try|retry|continue|go\s+on|keep\s+going|make\s+(?:it|this|that)|shorten|expand|describe"
     r"|define|compare|calculate|convert|recommend|suggest|search|look\s+up|proofread|review\s+this"

@@ -382,3 +382,22 @@ def test_a_habit_with_a_standing_word_is_no_instruction(rules: WriteScorer, text
 )
 def test_an_order_to_the_assistant_stays_an_instruction(rules: WriteScorer, text: str) -> None:
     assert rules.classify(text) == ("instruction", "procedural"), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write to Aunt Mei at mei.chen@example.org; her old Hotmail is dead.",
+        "Write to the caretaker on 0161 496 0732 if the boiler acts up.",
+    ],
+)
+def test_where_someone_is_written_to_is_no_one_off_task(rules: WriteScorer, text: str) -> None:
+    assert rules.classify(text)[0] != "question", text
+    assert rules.score(text, related=0.5).passed, text  # restating a stored address differently: kept
+
+
+@pytest.mark.parametrize(
+    "text", ["Write a short toast for my sister's wedding.", "Write to my landlord asking him to fix the boiler."]
+)
+def test_writing_something_for_the_person_is_still_a_one_off_task(rules: WriteScorer, text: str) -> None:
+    assert rules.classify(text)[0] == "question", text
