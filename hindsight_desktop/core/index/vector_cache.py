@@ -34,7 +34,7 @@ MIN_RESCORE = 400
 HAMMING_CHUNK = 65_536  # rows a Hamming pass counts at a time (bench/NOTES.md)
 # From this many rows the Hamming pass counts the second half on another thread: numpy lets go of the
 # GIL while it counts, and once the question is embedded the other core is free (bench/NOTES.md).
-SPLIT_FROM = 4 * HAMMING_CHUNK
+SPLIT_FROM = 12 * HAMMING_CHUNK
 HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB); past it, read per search
 # Codes read from the file kept for the next reads, the least recently read going first (a search asks for
 # the same rows 3-4 times; the candidates of a few dozen questions fit): 388 bytes each, 25 MB in all.
