@@ -14,7 +14,8 @@ Stages are timed by wrapping the functions recall calls (exclusive time: a stage
 stages it calls), so the bench runs on any version of core/recall that still has them; a stage a version
 lacks prints as "-". "recall, the rest" is recall's own time outside every wrapped stage (fusion, scoring,
 calibration). Medians over the samples, per stage, and of the whole search (engine.search, embedding
-cached) beside the sum of the stage medians.
+cached) beside the sum of the stage medians. The samples ask the 48 questions in turn; each round's median
+is printed too (a question asked again finds its postings and codes kept).
 
 `--with-model` measures what the issue measures: each question is embedded by the model inside the search
 (its embedding forgotten first), and the same text through the model alone right before; the part of a
@@ -244,9 +245,12 @@ def measure(
     beyond = {"model_p50_ms": round(statistics.median(model), 2)} if with_model else {}
     if with_model:
         beyond["beyond_model_ms"] = round(searched - beyond["model_p50_ms"], 2)
+    # The questions asked in turn: each round's median (the first round asks each for the first time).
+    rounds = [round(statistics.median(totals[i : i + len(asked)]), 2) for i in range(0, len(totals), len(asked))]
     return beyond | {
         "memories": count,
         "search_p50_ms": searched,
+        "rounds_p50_ms": rounds,
         "stage_sum_ms": round(sum(medians.values()), 2),
         "stages": medians,
         "peak_rss_mb": own_peak_rss_mb(),
@@ -376,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.with_model:
         print("| the model alone, p50 | " + " | ".join(str(r["model_p50_ms"]) for r in rows) + " |")
         print("| beyond the model (search less model) | " + " | ".join(str(r["beyond_model_ms"]) for r in rows) + " |")
+    each = (" / ".join(map(str, r["rounds_p50_ms"])) for r in rows)
+    print("| each round of the questions, p50 | " + " | ".join(each) + " |")
     print("| peak RSS, MB | " + " | ".join(str(r["peak_rss_mb"]) for r in rows) + " |")
     if not args.no_fresh:
         print(
