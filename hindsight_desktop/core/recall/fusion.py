@@ -13,10 +13,9 @@ The fusion only orders results. How sure a result answers the question is `confi
 from __future__ import annotations
 
 import json
-import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -53,33 +52,14 @@ class Fusion:
     def score(self, values: dict[str, float]) -> float:
         return sum(w * values.get(name, 0.0) for name, w in self.weights.items())
 
-    def score_row(self, row: Sequence[float]) -> float:
-        """`score` for values given in FEATURES' order: the same products summed in the same order, to the
-        last bit, without a dict per candidate (recall scores a few hundred a search)."""
-        weights, pick = self._row_index
-        return sum(map(operator.mul, weights, pick((*row, 0.0))))
-
     def score_columns(self, columns: Sequence[np.ndarray]) -> np.ndarray:
-        """`score_row` of many rows at once, each feature's values a column in FEATURES' order: the same
-        products added in the same order, element by element, so every row's score is the same to the bit."""
+        """`score` of many candidates at once, each feature's values a column in FEATURES' order: the same
+        products added in the same order, element by element, so every one's score is the same to the bit."""
         total = np.zeros(len(columns[0]) if columns else 0)
         for name, weight in self.weights.items():
             if name in FEATURES:  # a missing value adds a zero product: no change
                 total = total + weight * columns[FEATURES.index(name)]
         return total
-
-    @cached_property
-    def _row_index(self) -> tuple[tuple[float, ...], Callable[[Sequence[float]], tuple[float, ...]]]:
-        # A weight for a name outside FEATURES reads the 0.0 after the row, as `score` reads a missing value.
-        index = [FEATURES.index(n) if n in FEATURES else len(FEATURES) for n in self.weights]
-        return tuple(self.weights.values()), _picker(index)
-
-
-def _picker(index: list[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
-    """The values at these places of a row, as a tuple (itemgetter of one place gives the bare value)."""
-    if len(index) > 1:
-        return operator.itemgetter(*index)
-    return lambda row: tuple(row[i] for i in index)
 
 
 HAND_SET = Fusion(

@@ -445,26 +445,8 @@ def _fill_ranks(cands: Iterable[Candidate]) -> None:
 
 def _signals(r: Ranked) -> dict[str, float]:
     """The fusion's inputs (fusion.FEATURES) for one candidate."""
-    return dict(zip(fusion.FEATURES, _signal_row(r), strict=True))
-
-
-def _signal_row(r: Ranked) -> tuple[float, ...]:
-    """`_signals`' values in fusion.FEATURES' order."""
-    c = r.cand
-    return (
-        c.vector,
-        c.keyword,
-        c.entity,
-        c.period,
-        c.fact,
-        c.link,
-        r.recency,
-        r.access,
-        c.importance,
-        1.0 if c.pinned else 0.0,
-        c.vector_rank,
-        c.keyword_rank,
-    )
+    columns = _signal_columns([r.cand], [r.recency], [r.access])
+    return {name: values[0] for name, values in zip(fusion.FEATURES, columns, strict=True)}
 
 
 _LN2 = math.log(2)
@@ -496,7 +478,7 @@ def _score_all(
 
 
 def _signal_columns(pool: list[Candidate], recency: list[float], access: list[float]) -> list[list[float]]:
-    """`_signal_row`'s values for every candidate, one list per feature, in fusion.FEATURES' order."""
+    """The fusion's inputs for every candidate, one list per feature, in fusion.FEATURES' order."""
     return [
         [c.vector for c in pool],
         [c.keyword for c in pool],
