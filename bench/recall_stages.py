@@ -26,13 +26,13 @@ model runs on the other core, so this is less than the cached search's time.
 and the keyword postings are kept only until the keyword index changes, so this shows what a store that
 changes between searches pays.
 
-A fresh process per size then opens the store and times its first search, the 24 after it (beside the
-background load of the vector codes the first one starts, from schema v11) and 23 more once the codes are
-held. Warm searches above are timed after the engine's warm-up, as a served process runs them, and once the
-codes are held too (`codes_wait_s`: how long that took).
-A second fresh process first runs the engine's warm-up, as the app, `serve` and `mcp` do in the background
-when they open the store (joined here, with the codes' load it starts, and timed), then the same searches:
-the first search of a served process once its warm-up is done.
+A fresh process per size then opens the store and times its first search, one Chinese question (`first_zh_ms`:
+the first of its language), the 24 English ones after it (beside the background load of the vector codes the
+first search starts, from schema v11) and 23 more once the codes are held. Warm searches above
+are timed after the engine's warm-up, as a served process runs them, and once the codes are held too
+(`codes_wait_s`: how long that took). A second fresh process first runs the engine's warm-up, as the app,
+`serve` and `mcp` do in the background when they open the store (joined here, with the codes' load it
+starts, and timed), then the same searches: the first search of a served process once its warm-up is done.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ from hindsight_desktop.core.model.embedder import load_embedder  # noqa: E402
 
 PERSON = "person"  # --client for the person at the desktop, who sees every memory
 QUESTIONS = 48  # distinct questions, embedded once (the engine's embedding cache holds 256)
+# Asked by each fresh process after the first 25 (all English): what its first Chinese question pays.
+ZH_FIRST = "我女儿对什么过敏？"
 
 # (module, attribute, stage): the functions recall calls, by where it looks them up.
 STAGES = [
@@ -262,7 +264,7 @@ FRESH = """
 import json, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[4])
-from recall_stages import prime, questions, wait_for_codes
+from recall_stages import ZH_FIRST, prime, questions, wait_for_codes
 from speed import own_peak_rss_mb
 from hindsight_desktop.core.engine import MemoryEngine
 from hindsight_desktop.core.model.default_model import ensure_default_model
@@ -287,11 +289,16 @@ def timed(texts):
         engine.search(text, limit=10, client=client)
         times.append((time.perf_counter() - started) * 1000)
     return round(statistics.median(times), 2)
+engine.parts.embed([ZH_FIRST], "query")
+started = time.perf_counter()
+engine.search(ZH_FIRST, limit=10, client=client)  # the first question in Chinese (segmentation's first use)
+first_zh = (time.perf_counter() - started) * 1000
 warm = timed(asked[1:25])  # right after the first: beside any background load it started
 waited = wait_for_codes(engine)
 settled = timed(asked[25:48])
 engine.close()
 print(json.dumps({"warm_up_ms": round(warm_up, 1), "first_search_ms": round(first, 1), "warm_p50_ms": warm,
+                  "first_zh_ms": round(first_zh, 1),
                   "codes_wait_s": waited,
                   "settled_p50_ms": settled, "peak_rss_mb": own_peak_rss_mb()}))
 """
@@ -301,7 +308,9 @@ def fresh(data: Path, models: Path, client: str, served: bool = False) -> dict[s
     """A new process's first searches; `served`: after the engine's warm-up, as a served process runs it."""
     how = "served" if served else "plain"
     out = subprocess.run(
-        [sys.executable, "-c", FRESH, str(data), str(models), client, str(Path(__file__).parent), how],
+        # -P: without it `-c` puts the working folder first on the path, and a checkout run from there (not
+        # the one PYTHONPATH names, when comparing two trees) is what would be measured.
+        [sys.executable, "-P", "-c", FRESH, str(data), str(models), client, str(Path(__file__).parent), how],
         check=True,
         capture_output=True,
         text=True,
@@ -398,6 +407,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['served']['warm_up_ms']} / {r['served']['first_search_ms']} / {r['served']['warm_p50_ms']}"
                 for r in rows
             )
+            + " |"
+        )
+        print(
+            "| first Chinese question (fresh / served), ms | "
+            + " | ".join(f"{r['fresh'].get('first_zh_ms')} / {r['served'].get('first_zh_ms')}" for r in rows)
             + " |"
         )
     return 0

@@ -26,7 +26,7 @@ from hindsight_desktop.core.errors import InvalidInput
 from hindsight_desktop.core.identities import PERSON
 from hindsight_desktop.core.inbox import pending
 from hindsight_desktop.core.inbox import policy as write_policy
-from hindsight_desktop.core.index import bilingual
+from hindsight_desktop.core.index import bilingual, keyword
 from hindsight_desktop.core.maintenance import forget as forgetting
 from hindsight_desktop.core.maintenance import runner
 from hindsight_desktop.core.maintenance.consolidate import Summarizer
@@ -59,6 +59,7 @@ from hindsight_desktop.core.store import events as event_log
 from hindsight_desktop.core.store import memories, meta, models, relations
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.sync.service import SyncService
+from hindsight_desktop.core.text import en_names, segment
 from hindsight_desktop.core.timeutil import parse_when, to_db
 from hindsight_desktop.core.validate import MAX_ID_CHARS, MAX_LIST_ITEMS
 from hindsight_desktop.core.write import edit as editing
@@ -320,6 +321,14 @@ class MemoryEngine:
         into memory, each viewer's keyword statistics, and the cross-language lexicon the first time.
         Unlogged; safe from any thread."""
         bilingual.lexicon(build_now=True)
+        # The text tools a first question would load: the English word lists that tell names from words,
+        # and Chinese segmentation where the memories hold Chinese (its dictionary, compiled into a library,
+        # takes more memory than an English-only store should pay for).
+        en_names.load_words()
+        with self.store.read() as db:
+            chinese = keyword.holds_chinese(db)
+        if chinese:
+            segment.tokenizer()
         self.search("warm up", limit=1, log=False)
         # Each viewer's keyword statistics too (read the first time it asks): the clients that keep
         # private memories, and one of those that keep none, whose view every other such client shares;

@@ -427,6 +427,15 @@ def reindex_cjk(db: apsw.Connection) -> int:
     return count
 
 
+def holds_chinese(db: apsw.Connection) -> bool:
+    """Whether any memory's words entry holds a Chinese term: a range of the index's vocabulary (through
+    the connection's instance table, postings.create_instance_tables), not a scan of the memories."""
+    found = db.execute(
+        "SELECT 1 FROM temp.fts_words_instances WHERE term >= ? AND term < ? LIMIT 1", ("\u4e00", "\ua000")
+    ).fetchone()
+    return found is not None
+
+
 def indexed(db: apsw.Connection, rowid: int) -> bool:
     """Whether the memory is in the words index."""
     return db.execute("SELECT 1 FROM fts_words WHERE rowid = ?", (rowid,)).fetchone() is not None

@@ -25,6 +25,7 @@ import apsw
 import numpy as np
 
 from hindsight_desktop.core.index import vector_codes
+from hindsight_desktop.core.index.least_recent import LeastRecent
 from hindsight_desktop.core.index.recent_codes import RecentCodes
 from hindsight_desktop.core.store import values
 
@@ -39,6 +40,7 @@ HOLD_CODES_UP_TO = 250_000  # vectors whose int8 codes are kept in memory (97 MB
 # Codes read from the file kept for the next reads, the least recently read going first (a search asks for
 # the same rows 3-4 times; the candidates of a few dozen questions fit): 388 bytes each, 25 MB in all.
 RECENT_CODES = 65_536
+SHOWN_KEPT = 4  # viewers' visibility masks kept (a million rows: about 1 MB each, more with many hidden)
 LOAD_NOW_UP_TO = 20_000  # a store this small loads its codes at once, not in the background
 _LOAD_TRIES = 4  # background loads that met a change before giving up (searches read from the file)
 
@@ -78,9 +80,11 @@ class VectorCache:
         self._row_of = np.zeros(0, dtype=np.int32)  # rowid -> its row here, -1 for none (smaller than a dict)
         self._size = 0
         self._layout = 0  # moves whenever a row is added, removed or moved
-        # The last visibility mask over the rows: a viewer's hidden rowids (the same array while its keyword
-        # statistics stand, keyword_stats.view) and the layout it was computed on.
-        self._shown: tuple[np.ndarray, int, np.ndarray, np.ndarray] | None = None
+        # The visibility masks over the rows of the last few viewers, by their hidden rowids (the same array
+        # while a viewer's keyword statistics stand, keyword_stats.view): the array, the layout the mask was
+        # computed on, the mask and the hidden rows' positions. Several, so clients taking turns (and the
+        # warm-up's search as each) do not each compute theirs anew.
+        self._shown: LeastRecent[int, tuple[np.ndarray, int, np.ndarray, np.ndarray]] = LeastRecent(SHOWN_KEPT)
         # Scratch for the Hamming pass, one pair per half (fresh temporaries cost more than the counting).
         self._scratch = [
             (np.empty(HAMMING_CHUNK, dtype=np.uint64), np.empty(HAMMING_CHUNK, dtype=np.uint8)) for _ in range(2)
@@ -305,12 +309,17 @@ class VectorCache:
         while the hidden list and the rows stand."""
         if hidden is None or not len(hidden):
             return None
-        kept = self._shown
+        kept = self._shown.get(id(hidden))
         if kept is not None and kept[0] is hidden and kept[1] == self._layout:
             return kept[2], kept[3]
-        shown = ~np.isin(self._rowids[: self._size], hidden)
-        self._shown = (hidden, self._layout, shown, np.flatnonzero(~shown))
-        return shown, self._shown[3]
+        # Each hidden rowid's row, through the rowid -> row map: a look-up per hidden row, not a sort of all.
+        inside = hidden[(hidden >= 0) & (hidden < len(self._row_of))]
+        rows = self._row_of[inside]
+        shown = np.ones(self._size, dtype=bool)
+        shown[rows[rows >= 0]] = False
+        unseen = np.flatnonzero(~shown)
+        self._shown.put(id(hidden), (hidden, self._layout, shown, unseen))  # holds `hidden`: its id stays its own
+        return shown, unseen
 
     def _hamming(self, qbits: np.ndarray, n: int) -> np.ndarray:
         """Bits that differ from the query, per row; in a large cache the second half on another thread."""

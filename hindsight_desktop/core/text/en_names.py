@@ -79,6 +79,11 @@ _CALLED_AFTER = re.compile(
 _LOOK_BACK = 40  # characters before the run that the cues read
 
 
+def load_words() -> None:
+    """Import the word lists now (a served process's warm-up), not in the first search that reads a name."""
+    from hindsight_desktop.core.text.en_words import WORDS  # noqa: F401
+
+
 def word_kind(word: str) -> Kind:
     """An ordinary English word, a word that is also a name, or neither (a name, or a word it lacks)."""
     # Imported on first use: 60k words cost about 20 ms, which a command that reads no text need not pay.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from hindsight_desktop.core.clients import ClientBook
@@ -10,6 +12,7 @@ from hindsight_desktop.core.index import keyword_stats, vector_codes
 from hindsight_desktop.core.index.vector_cache import EXACT_BELOW
 from hindsight_desktop.core.store.database import Store, utcnow
 from hindsight_desktop.core.store.vectors import VectorIndex, register_model
+from hindsight_desktop.core.text import segment
 
 
 def _clustered(n: int, dim: int, seed: int = 3) -> np.ndarray:
@@ -98,6 +101,24 @@ def test_warm_up_loads_the_search_cache_without_logging_a_search(tmp_path, embed
         engine.warm_up_in_background().join(timeout=60)
         assert len(engine.parts.vectors.cache) == 2
         assert engine.stats()["searches"] == 0  # not a search anyone made: the hit rate stays honest
+
+
+def test_warm_up_loads_the_text_tools_a_first_question_needs(tmp_path, embedder, monkeypatch):
+    """The English word lists, and Chinese segmentation where memories hold Chinese, are loaded by the
+    warm-up, not by a served process's first question naming someone or in Chinese (either cost that
+    question ten times a search). An English-only store does not pay for the segmenter's dictionary."""
+    for folder, text, chinese in (
+        ("en", "Remember: the spare key is under the blue pot.", False),
+        ("zh", "记住：备用钥匙在蓝色花盆下面。", True),
+    ):
+        with MemoryEngine(tmp_path / folder, embedder=embedder) as first:
+            first.write(text, explicit=True)
+        monkeypatch.setattr(segment, "_tokenizer", None)
+        monkeypatch.delitem(sys.modules, "hindsight_desktop.core.text.en_words", raising=False)
+        with MemoryEngine(tmp_path / folder, embedder=embedder) as engine:
+            engine.warm_up()
+            assert segment.loaded() is chinese, folder
+            assert "hindsight_desktop.core.text.en_words" in sys.modules
 
 
 def test_warm_up_reads_every_viewer_s_keyword_statistics(tmp_path, embedder):
@@ -301,4 +322,44 @@ def test_matrix_keeps_the_asked_order_and_skips_rowids_without_a_vector(tmp_path
         assert np.array_equal(matrix, codes.astype(np.float32) * scale[:, None])
         empty_found, empty = index.matrix(db, [])
         assert empty_found == [] and empty.shape == (0, dim)
+    store.close()
+
+
+def test_each_viewer_s_hidden_rows_are_found_and_kept_while_viewers_take_turns(tmp_path):
+    """The rows hidden from a viewer are exactly those whose rowid it may not see, after rows were
+    removed (the last row moved into each hole) and with hidden rowids the cache lacks; clients asking
+    in turn reuse their masks until a row changes, and no hidden row is ever answered."""
+    store = Store(tmp_path / "v.sqlite3")
+    dim, n = 32, EXACT_BELOW + 600
+    data = _clustered(n, dim)
+    with store.write() as db:
+        index = VectorIndex(register_model(db, "test-model", dim, utcnow()), dim)
+        for i, vector in enumerate(data, 1):
+            index.add(db, i, vector)
+        for rowid in range(5, n, 97):
+            index.delete(db, rowid)
+    cache = index.cache
+    viewers = [
+        np.array([*range(2, n, 7), n + 50, 10**7], dtype=np.int64),  # with rowids the cache does not hold
+        np.arange(1, n // 2, 3, dtype=np.int64),
+    ]
+
+    def check(hidden: np.ndarray) -> None:
+        with store.read() as db:
+            found = index.nearest(db, data[0], 30, hidden)
+        assert found and not {r for r, _ in found} & set(hidden.tolist())
+        shown, unseen = cache._shown_rows(hidden)
+        expected = ~np.isin(cache._rowids[: cache._size], hidden)
+        assert np.array_equal(shown, expected) and np.array_equal(unseen, np.flatnonzero(~expected))
+
+    for hidden in [*viewers, *viewers]:
+        check(hidden)
+    kept = [cache._shown.get(id(h)) for h in viewers]
+    assert all(k is not None and k[0] is h for k, h in zip(kept, viewers, strict=True))
+    check(viewers[0])
+    assert cache._shown.get(id(viewers[0]))[2] is kept[0][2]  # reused, not computed again
+    with store.write() as db:
+        index.delete(db, 3)
+    check(viewers[0])  # a row moved: the mask is computed anew
+    assert cache._shown.get(id(viewers[0]))[2] is not kept[0][2]
     store.close()
