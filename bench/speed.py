@@ -198,7 +198,8 @@ def measure_fresh_process(tmp: Path, samples: int) -> dict[str, float]:
     """What the app or an MCP process costs when it opens the full store: a new process, so the
     filling above (batches, growth of the arrays) does not count toward its memory."""
     out = subprocess.run(
-        [sys.executable, "-c", FRESH, str(tmp), str(samples), str(Path(__file__).parent)],
+        # -P: the tree PYTHONPATH names is measured, not one in the working folder (recall_stages.fresh).
+        [sys.executable, "-P", "-c", FRESH, str(tmp), str(samples), str(Path(__file__).parent)],
         check=True,
         capture_output=True,
         text=True,
