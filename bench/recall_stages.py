@@ -20,7 +20,8 @@ is printed too (a question asked again finds its postings and codes kept).
 `--with-model` measures what the issue measures: each question is embedded by the model inside the search
 (its embedding forgotten first), and the same text through the model alone right before; the part of a
 search beyond its embedding is the search's median less the model's. Recall reads the indexes while the
-model runs on the other core, so this is less than the cached search's time.
+model runs on the other core, yet what follows the embedding runs slower right after the model, so this can
+exceed the cached search's time (bench/NOTES.md, ninth pass).
 
 `--after-write` writes one memory before every search (on a copy of each store): the viewer's statistics
 and the keyword postings are kept only until the keyword index changes, so this shows what a store that
@@ -61,7 +62,7 @@ from hindsight_desktop.core.model.embedder import load_embedder  # noqa: E402
 
 PERSON = "person"  # --client for the person at the desktop, who sees every memory
 QUESTIONS = 48  # distinct questions, embedded once (the engine's embedding cache holds 256)
-# Asked by each fresh process after the first 25 (all English): what its first Chinese question pays.
+# Asked by each fresh process right after its first search (English): what its first Chinese question pays.
 ZH_FIRST = "我女儿对什么过敏？"
 
 # (module, attribute, stage): the functions recall calls, by where it looks them up.

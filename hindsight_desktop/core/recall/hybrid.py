@@ -178,7 +178,7 @@ def recall(
             top_kw = max(top_kw, KEYWORD_FULL_SHARE * keyword.full_match_score(db, terms, seen))
         top_cross = max(cross_hits.values(), default=0.0)
         about = subjects.of(q.text, now, found_dates, question=True)
-        content, other = _question_terms(db, seen, kw_text, about)
+        content, other = _confidence_terms(db, seen, kw_text, about)
         # Compared as centred on the language's average question (calibration.py): the question's
         # cosine less each memory's pull towards every question of that language.
         question = held if embedding is None else embedding.result()[0]
@@ -265,7 +265,7 @@ def recall(
     return hits
 
 
-def _question_terms(
+def _confidence_terms(
     db: apsw.Connection, seen: keyword_stats.View, kw_text: str, about: subjects.Subjects
 ) -> tuple[dict[str, float], dict[str, list[str]]]:
     """The question's content terms with their rarity among the memories the asker sees, and each one's
