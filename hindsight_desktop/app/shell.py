@@ -117,7 +117,8 @@ class Shell(QObject):
         return self._follow_open(self.backend.start())
 
     def _follow_open(self, task: Task) -> Task:
-        """A plain memory file encrypted at this open shows its progress (the open reports nothing else)."""
+        """A memory file encrypted at this open (a plain one, or one moving to the current cipher) shows its
+        progress (the open reports nothing else)."""
         task.progress.connect(self._encrypting)
         task.finished.connect(self._encrypted)
         return task
@@ -133,13 +134,14 @@ class Shell(QObject):
             self.migration.setAutoClose(False)
         if total:
             self.migration.setLabelText(
-                "Encrypting your memory file. The plain file is kept until the encrypted copy is checked, "
-                "so nothing is lost if this is stopped."
+                # A plain file being encrypted, or one of an earlier version moving to the current cipher.
+                "Encrypting your memory file. The file as it was is kept until the encrypted copy is "
+                "checked, so nothing is lost if this is stopped."
             )
             self.migration.setRange(0, total)
             self.migration.setValue(done)
         else:
-            self.migration.setLabelText("Checking the encrypted copy against the plain file…")
+            self.migration.setLabelText("Checking the encrypted copy against the file as it was…")
             self.migration.setRange(0, 0)
         self.migration.show()
 

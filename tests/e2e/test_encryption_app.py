@@ -115,7 +115,7 @@ def test_privacy_shows_the_form_the_key_place_and_the_recovery_key_with_its_warn
         qtbot.addWidget(dialog)
         tab = dialog.privacy
         wait(qtbot, tab.refresh())
-        assert "is encrypted (ChaCha20-Poly1305" in tab.status_label.text()
+        assert "is encrypted (AEGIS-256" in tab.status_label.text()
         assert "OS keyring (PlaintextKeyring)" in tab.status_label.text()
         assert tab.recovery.isHidden() and tab.warning.isHidden() and tab.recovery.text() == ""
         wait(qtbot, tab.show_recovery())

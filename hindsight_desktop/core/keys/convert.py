@@ -1,5 +1,5 @@
-"""Making an encrypted memory file, encrypting a plain one, changing a file's key: each builds the new
-file beside the old one, verifies it, and only then swaps it in (files.py names the work files), so a
+"""Making an encrypted memory file, encrypting a plain one, changing a file's key or its cipher: each
+builds the file beside the old one, verifies it, and only then swaps it in (files.py names the work files), so a
 process killed at any point leaves the old file whole; the next start discards the half-made one.
 
 The caller holds files.conversion_lock.
@@ -18,7 +18,7 @@ import apsw
 from hindsight_desktop.core.errors import EncryptionError
 from hindsight_desktop.core.keys import files
 from hindsight_desktop.core.keys.keystore import Saved
-from hindsight_desktop.core.store.connections import open_connection
+from hindsight_desktop.core.store.connections import CIPHER, cipher_of, open_connection, raw_key, select_cipher
 from hindsight_desktop.core.store.private_files import create_private
 
 Progress = Callable[[int, int], None]  # (pages copied, pages in all); (0, 0) while the copy is verified
@@ -63,7 +63,7 @@ def encrypt_plain(path: Path, store: Keeper, progress: Progress | None = None) -
     work = files.building(path)
     create_private(work)
     expected = _rekeyed_copy(
-        open_connection(path, None, vec=True), open_connection(work, None, vec=True), key, progress
+        open_connection(path, None, vec=True), open_connection(work, None, vec=True), raw_key(key), progress
     )
     _verify(work, key, expected)
     fid = files.file_id(work)
@@ -85,11 +85,8 @@ def rekey(path: Path, old: bytes, store: Keeper, progress: Progress | None = Non
     old_id = files.file_id(path)
     work = files.building(path)
     create_private(work)
-    src = open_connection(path, old)
-    copy = open_connection(work, old, salt=bytes.fromhex(old_id))
-    # An encrypted copy must keep the source's page size for the backup to copy it page by page.
-    copy.execute(f"PRAGMA page_size={_scalar(src, 'PRAGMA page_size')}").fetchall()
-    expected = _rekeyed_copy(src, copy, key, progress)
+    src, copy = _copy_of(path, old, work)
+    expected = _rekeyed_copy(src, copy, raw_key(key), progress)
     _verify(work, key, expected)
     _refuse_if_open(path)
     saved = store.save(files.file_id(work), key)
@@ -100,11 +97,48 @@ def rekey(path: Path, old: bytes, store: Keeper, progress: Progress | None = Non
     return key, saved
 
 
+def uses_legacy_cipher(path: Path, key: bytes) -> bool:
+    """The encrypted file opens with its key under an older cipher than CIPHER (recipher moves it)."""
+    db = open_connection(path, key, vec=False)
+    try:
+        return cipher_of(db) != CIPHER
+    finally:
+        db.close()
+
+
+def recipher(path: Path, key: bytes, progress: Progress | None = None) -> None:
+    """Move the encrypted file at `path` to CIPHER under the same key and id (its keyring entry, recovery
+    key and passphrase stay valid): a copy re-encrypted, verified, swapped in, as rekey does."""
+    fid = files.file_id(path)
+    work = files.building(path)
+    create_private(work)
+    src, copy = _copy_of(path, key, work)
+    # The same key and salt given to the re-key: SQLite3MC keeps the salt, so the file keeps its id.
+    expected = _rekeyed_copy(src, copy, raw_key(key, bytes.fromhex(fid)), progress)
+    _verify(work, key, expected)
+    if files.file_id(work) != fid or uses_legacy_cipher(work, key):
+        files.overwrite_and_remove(work)
+        raise EncryptionError(f"the re-encrypted copy of {path} kept the old cipher or lost its id; {path} is kept")
+    _refuse_if_open(path)
+    os.replace(work, path)
+    Path(f"{path}-shm").unlink(missing_ok=True)
+
+
+def _copy_of(path: Path, key: bytes, work: Path) -> tuple[apsw.Connection, apsw.Connection]:
+    """The encrypted file and a new file at `work` ready to take its pages: the same cipher, key and id,
+    and the same page size (an encrypted copy must keep it for the backup to copy page by page)."""
+    src = open_connection(path, key)
+    copy = open_connection(work, key, salt=bytes.fromhex(files.file_id(path)), cipher=cipher_of(src))
+    copy.execute(f"PRAGMA page_size={_scalar(src, 'PRAGMA page_size')}").fetchall()
+    return src, copy
+
+
 def _rekeyed_copy(
-    src: apsw.Connection, copy: apsw.Connection, key: bytes, progress: Progress | None = None
+    src: apsw.Connection, copy: apsw.Connection, new_key: str, progress: Progress | None = None
 ) -> dict[str, object]:
-    """Copy `src` into `copy` through the backup API and give the copy `key`; both are closed after.
-    Returns the source's summary, for the copy's verification."""
+    """Copy `src` into `copy` through the backup API and re-key the copy with `new_key` (SQLite3MC's raw
+    form, without quotes) under CIPHER; both are closed after. Returns the source's summary, for the
+    copy's verification."""
     try:
         try:
             with copy.backup("main", src, "main") as job:
@@ -117,7 +151,8 @@ def _rekeyed_copy(
             # SQLite3MC re-keys outside WAL mode; no journal at all: a copy killed mid-way is discarded anyway,
             # and a rollback journal would hold the plain pages.
             copy.execute("PRAGMA journal_mode=OFF").fetchall()
-            copy.execute(f"PRAGMA rekey=\"x'{key.hex()}'\"").fetchall()
+            select_cipher(copy)  # a copy under an older cipher moves to CIPHER here
+            copy.execute(f'PRAGMA rekey="{new_key}"').fetchall()
         finally:
             copy.close()
     finally:

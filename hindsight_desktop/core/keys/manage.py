@@ -15,8 +15,9 @@ from hindsight_desktop.core.keys.opener import Opened
 from hindsight_desktop.core.keys.passphrase import PassphraseNeeded as PassphraseNeeded  # for the app's dialog
 from hindsight_desktop.core.keys.passphrase import PassphraseStore
 from hindsight_desktop.core.keys.passphrase import never_prompt as never_prompt  # for a stdio process
+from hindsight_desktop.core.store.connections import cipher_of, open_connection
 
-CIPHER_NAME = "ChaCha20-Poly1305 (SQLite3MC chacha20)"
+CIPHER_NAMES = {"aegis": "AEGIS-256 (SQLite3MC aegis)", "chacha20": "ChaCha20-Poly1305 (SQLite3MC chacha20)"}
 
 
 def recovery_text(key: bytes) -> str:
@@ -40,8 +41,25 @@ def status(path: Path) -> dict[str, Any]:
         else:
             where = KeyStore(path).where()
             mode = "keyring" if where.startswith("OS keyring") else "file"
-        out |= {"file_id": fid, "cipher": CIPHER_NAME, "key_mode": mode, "key_kept_in": where}
+        out |= {"file_id": fid, "cipher": _cipher_name(path, fid, mode), "key_mode": mode, "key_kept_in": where}
     return out
+
+
+def _cipher_name(path: Path, fid: str, mode: str) -> str:
+    """The cipher the file opens with; unknown while its key cannot be had (a passphrase not yet given
+    here: this never asks for one; a lost key)."""
+    try:
+        key = passphrase.unlocked_key(fid) if mode == "passphrase" else opener.find_key(path, KeyStore(path))
+        if key is None:
+            return "cipher known once unlocked"
+        db = open_connection(path, key, vec=False)
+    except EncryptionError:
+        return "cipher unknown until its key is found"
+    try:
+        cipher = cipher_of(db)
+    finally:
+        db.close()
+    return CIPHER_NAMES.get(cipher, cipher)
 
 
 def uses_passphrase(path: Path) -> bool:

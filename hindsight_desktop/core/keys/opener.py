@@ -7,6 +7,7 @@ had is an EncryptionError naming the problem and what to do; it is never replace
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from hindsight_desktop.core.keys import convert, files, passphrase
 from hindsight_desktop.core.keys.keystore import KeyStore, KeystoreUnavailable
 from hindsight_desktop.core.store.connections import open_connection, schema_version
 
+log = logging.getLogger(__name__)
 RESTORE_HINT = (
     "if the key was lost (a new computer, a reset keyring), run `hindsight-desktop key restore` "
     "with the recovery key shown when encryption was set up"
@@ -43,7 +45,9 @@ def open_key(path: Path, encrypt: bool, progress: convert.Progress | None = None
             files.discard_leftovers(path)
     kind = files.state(path)
     if kind is files.State.ENCRYPTED:
-        return Opened(find_key(path, store), files.file_id(path))
+        key = find_key(path, store)
+        _to_current_cipher(path, key, progress)
+        return Opened(key, files.file_id(path))
     if kind is files.State.PLAIN and files.marked_id(path):
         raise EncryptionError(
             f"the memory file {path} is not encrypted, but this folder's memory was (file id "
@@ -79,6 +83,24 @@ def open_key(path: Path, encrypt: bool, progress: convert.Progress | None = None
         encrypted_now=kind is files.State.PLAIN,
         warning=saved.warning,
     )
+
+
+def _to_current_cipher(path: Path, key: bytes, progress: convert.Progress | None) -> None:
+    """A file encrypted under an older cipher is moved to the current one (same key and id), once, by the
+    first process that opens it while no other has it open; until then, or if the move fails, it opens as
+    it is. Every opener of an encrypted file passes here, under the conversion lock: one that comes while
+    another process moves the file waits, and opens the moved file."""
+    with files.conversion_lock(path):
+        if not convert.uses_legacy_cipher(path, key):
+            return
+        files.discard_leftovers(path)
+        try:
+            convert.recipher(path, key, progress)
+        except convert.InUse:
+            log.info("%s is open in another process: it moves to the current cipher on a later start", path)
+        except (EncryptionError, apsw.Error, OSError):  # the file as it was is untouched (a full disk?)
+            files.discard_leftovers(path)
+            log.warning("could not move %s to the current cipher; it stays as it was", path, exc_info=True)
 
 
 def _newer_schema(path: Path) -> bool:

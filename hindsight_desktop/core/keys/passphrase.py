@@ -223,11 +223,16 @@ def can_prompt() -> bool:
     )
 
 
+def unlocked_key(file_id: str) -> bytes | None:
+    """The key if this process has unlocked it; never asks."""
+    with _lock:
+        return _unlocked.get(file_id)
+
+
 def key_for(db_path: Path, file_id: str) -> bytes:
     """The key of a passphrase-protected file: unlocked already in this process, or asked for on the
     terminal (three tries), else PassphraseNeeded."""
-    with _lock:
-        known = _unlocked.get(file_id)
+    known = unlocked_key(file_id)
     if known is not None:
         return known
     if not can_prompt():

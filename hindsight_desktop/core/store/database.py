@@ -20,7 +20,7 @@ import apsw
 from hindsight_desktop.core.errors import EncryptionError, HindsightError, InvalidInput
 from hindsight_desktop.core.index import postings, row_lengths
 from hindsight_desktop.core.keys.opener import Opened, open_key
-from hindsight_desktop.core.store.connections import open_connection
+from hindsight_desktop.core.store.connections import cipher_of, open_connection
 from hindsight_desktop.core.store.private_files import create_private, private_dir
 from hindsight_desktop.core.store.readers import MAX_READERS, ReaderPool
 from hindsight_desktop.core.store.schema import MIGRATIONS  # also read by diagnose and tests
@@ -139,7 +139,8 @@ class Store:
         """Copy the whole database with SQLite's online backup API (consistent even under writes)."""
         # The copy under the same key and id (the cipher's salt), so it opens like the file itself.
         salt = bytes.fromhex(self.encryption.file_id) if self.encryption.file_id else None
-        dest = open_connection(target, self.key, salt=salt, vec=False)
+        cipher = cipher_of(self.db) if self.key is not None else None  # the backup copies pages as they are
+        dest = open_connection(target, self.key, salt=salt, vec=False, cipher=cipher)
         try:
             # An encrypted copy cannot change its page size during the copy: it takes the source's first.
             page_size = self.db.execute("PRAGMA page_size").fetchone()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from hindsight_desktop.core.errors import EncryptionError, InvalidInput
-from hindsight_desktop.core.keys import files, opener, recovery
+from hindsight_desktop.core.keys import files, manage, opener, recovery
 from hindsight_desktop.core.keys.keystore import KEY_FILE, KeyStore
-from hindsight_desktop.core.store.connections import open_connection
+from hindsight_desktop.core.store.connections import key_pragma, open_connection, select_cipher
 from hindsight_desktop.core.store.database import Store
 
 SECRET = "the spare key is under the blue flowerpot"
@@ -162,3 +162,103 @@ def test_a_plain_file_in_place_of_the_encrypted_one_is_named_not_opened(tmp_path
         Store(path)
     path.write_bytes(encrypted)
     Store(path).close()
+
+
+def _legacy_file(path: Path) -> bytes:
+    """An encrypted file as versions before AEGIS made it (ChaCha20-Poly1305), its key in the keyring and
+    the folder marked; returns the key."""
+    key, salt = os.urandom(32), os.urandom(files.ID_BYTES)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = open_connection(path, key, salt=salt, cipher="chacha20", vec=False)
+    db.execute("PRAGMA journal_mode=WAL").fetchall()
+    db.execute("CREATE TABLE notes (value TEXT)")
+    with db:
+        db.executemany("INSERT INTO notes VALUES (?)", [(f"{SECRET} {n}",) for n in range(50)])
+    db.close()
+    KeyStore(path).save(salt.hex(), key)
+    files.mark(path)
+    return key
+
+
+def _opens_under(path: Path, key: bytes, cipher: str) -> bool:
+    """Whether SQLite3MC reads the file with `key` under `cipher` alone (no other tried)."""
+    import apsw
+
+    db = apsw.Connection(str(path))
+    try:
+        select_cipher(db, cipher)
+        db.execute(key_pragma(key)).fetchall()
+        db.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+        return True
+    except apsw.NotADBError:
+        return False
+    finally:
+        db.close()
+
+
+def test_a_new_file_is_encrypted_with_aegis(tmp_path, file_keyring):
+    path = tmp_path / "memory.sqlite3"
+    _fill(path, encrypt=True)
+    key = opener.find_key(path, KeyStore(path))
+    assert _opens_under(path, key, "aegis") and not _opens_under(path, key, "chacha20")
+    assert manage.status(path)["cipher"].startswith("AEGIS-256")
+
+
+def test_a_chacha20_file_moves_to_aegis_under_the_same_key_and_id(tmp_path, file_keyring):
+    path = tmp_path / "memory.sqlite3"
+    key = _legacy_file(path)
+    fid = files.file_id(path)
+    assert manage.status(path)["cipher"].startswith("ChaCha20-Poly1305")
+    store = Store(path)
+    assert store.key == key and store.encryption.file_id == fid
+    rows = store.db.execute("SELECT count(*) FROM notes WHERE value LIKE 'the spare%'").fetchone()[0]
+    store.close()
+    assert rows == 50
+    # The keyring entry, the recovery key and the folder's marker all still name this file.
+    assert files.file_id(path) == fid == files.marked_id(path)
+    assert _opens_under(path, key, "aegis") and not _opens_under(path, key, "chacha20")
+    assert not files.has_leftovers(path)
+    assert all(SECRET.encode() not in p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+
+
+def test_a_chacha20_file_in_use_elsewhere_opens_as_it_is_and_moves_later(tmp_path, file_keyring):
+    path = tmp_path / "memory.sqlite3"
+    key = _legacy_file(path)
+    other = open_connection(path, key, vec=False)  # another process's connection: the WAL stays
+    other.execute("SELECT count(*) FROM notes").fetchall()
+    try:
+        store = Store(path)
+        with store.write() as db:
+            db.execute("INSERT INTO notes VALUES ('written while the other had it open')")
+        copy = store.backup(tmp_path / "copy.sqlite3")  # pages copied as they are: the same cipher
+        store.close()
+        assert _opens_under(path, key, "chacha20")
+        assert open_connection(copy, key, vec=False).execute("SELECT count(*) FROM notes").fetchone()[0] == 51
+    finally:
+        other.close()
+    store = Store(path)  # nothing else has it open now
+    assert store.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 51
+    store.close()
+    assert _opens_under(path, key, "aegis")
+
+
+def test_a_move_to_aegis_that_fails_leaves_the_file_as_it_was(tmp_path, file_keyring, monkeypatch):
+    import apsw
+
+    from hindsight_desktop.core.keys import convert
+
+    path = tmp_path / "memory.sqlite3"
+    key = _legacy_file(path)
+    real_verify = convert._verify
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise apsw.FullError("database or disk is full")
+
+    monkeypatch.setattr(convert, "_verify", disk_full)  # the copy is made, then fails
+    store = Store(path)
+    assert store.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 50
+    store.close()
+    assert _opens_under(path, key, "chacha20") and not files.has_leftovers(path)
+    monkeypatch.setattr(convert, "_verify", real_verify)
+    Store(path).close()  # the next start moves it
+    assert _opens_under(path, key, "aegis")
