@@ -5,8 +5,10 @@ keyword search right after a write, when every kept posting used to be dropped. 
 the store shares these postings (before each viewer's hidden rows are left out), each kept with the state
 of the indexes it is of, up to a bound on the rows kept, the least recently asked going first. At a later
 state, if the ledger (row_lengths.py) knows which rows changed in between, a posting asked again is the
-old one less those rows, plus those of them that hold the phrase now: one FTS5 match limited to those
-rowids, its counts from the phrase's offsets.
+old one less those rows, plus those of them that hold the phrase now. Those are found from the texts this
+process's writes put in the rows, tokenized with the index's own tokenizer (each row's token count checked
+against FTS5's length for it); without known texts, by one FTS5 match limited to those rowids, its counts
+from the phrase's offsets (a seek into each of the phrase's segments, the slower way).
 The result is the posting a full read gives (tests/unit/core/index/test_row_lengths.py). Each is kept
 `postings.compact`, its rows' lengths left to the kept array (row_lengths.py) they are scored with.
 """
@@ -14,6 +16,7 @@ The result is the posting a full read gives (tests/unit/core/index/test_row_leng
 from __future__ import annotations
 
 import json
+import math
 import threading
 import weakref
 
@@ -61,7 +64,8 @@ class KeptPostings:
                 ledger = self._ledger()
                 changed = ledger.changes(at, state) if ledger is not None else None
                 if changed is not None:
-                    new = _brought_up_to_date(db, table, phrase, old, changed[table])
+                    texts = ledger.texts(at, state, table) if ledger is not None and changed[table] else None
+                    new = _brought_up_to_date(db, table, phrase, old, changed[table], texts, lengths)
         if new is _UNKNOWN:
             read = postings.read(db, table, phrase, lengths)
             new = None if read is None else postings.compact(read)
@@ -92,13 +96,23 @@ def of(db: apsw.Connection) -> KeptPostings | None:
     return found
 
 
-def _brought_up_to_date(db: apsw.Connection, table: str, phrase: str, old: Posting, changed: frozenset[int]) -> Posting:
-    """`old` (compact) with the `changed` rows as the index holds them now."""
+def _brought_up_to_date(
+    db: apsw.Connection,
+    table: str,
+    phrase: str,
+    old: Posting,
+    changed: frozenset[int],
+    texts: dict[int, str | None] | None,
+    lengths: np.ndarray,
+) -> Posting:
+    """`old` (compact) with the `changed` rows as the index holds them now (their `texts`, when known)."""
     if not changed:
         return old
     rows = np.array(sorted(changed), dtype=np.int64)
     kept = ~postings.places_in(rows, old.rowids)[1]
-    matched = _matches(db, table, phrase, rows)
+    matched = _counted(db, table, phrase, texts, lengths) if texts is not None else None
+    if matched is None:
+        matched = _matches(db, table, phrase, rows)
     if not matched and kept.all():
         return old  # no changed row holds the phrase, before or now
     new_rows = np.array([r for r, _ in matched], dtype=np.int64)
@@ -112,6 +126,55 @@ def _brought_up_to_date(db: apsw.Connection, table: str, phrase: str, old: Posti
             None,
         )
     )
+
+
+def _counted(
+    db: apsw.Connection, table: str, phrase: str, texts: dict[int, str | None], lengths: np.ndarray
+) -> list[tuple[int, int]] | None:
+    """Those of the changed rows whose text holds the phrase's token, with its count in each, ascending;
+    None when a text disagrees with the row FTS5 holds (its length, or its absence): then FTS5 is asked."""
+    token = postings.query_token(db, table, phrase)
+    if token is None:
+        return None
+    found = []
+    for rowid in sorted(texts):
+        text = texts[rowid]
+        held = float(lengths[rowid]) if rowid < len(lengths) else math.nan
+        if text is None:
+            if not math.isnan(held):
+                return None
+            continue
+        counts, size = _token_counts(db, table, text)
+        if size != held:
+            return None
+        if counts.get(token):
+            found.append((rowid, counts[token]))
+    return found
+
+
+_TOKENIZED_KEPT = 256  # texts tokenized, kept for the other phrases of the same searches
+_tokenized: dict[tuple[tuple[str, tuple[str, ...]], str], tuple[dict[str, int], int]] = {}
+_tokenized_lock = threading.Lock()
+
+
+def _token_counts(db: apsw.Connection, table: str, text: str) -> tuple[dict[str, int], int]:
+    """How many positions of `text` hold each token, as the index's tokenizer makes them, and how many
+    positions it has (FTS5's length of the row)."""
+    key = (postings.tokenizer_spec(db, table), text)
+    with _tokenized_lock:
+        known = _tokenized.get(key)
+    if known is not None:
+        return known
+    positions = postings.document_tokens(db, table, text)
+    counts: dict[str, int] = {}
+    for tokens in positions:
+        for token in set(tokens):
+            counts[token] = counts.get(token, 0) + 1
+    with _tokenized_lock:
+        if len(_tokenized) >= _TOKENIZED_KEPT:
+            _tokenized.clear()
+        _tokenized[key] = (counts, len(positions))
+    return counts, len(positions)
 
 
 _ONE_BY_ONE = 16  # changed rows up to which each is one seek of the phrase's rows (rowid = ?)

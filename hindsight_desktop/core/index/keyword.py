@@ -18,7 +18,7 @@ from datetime import datetime
 
 import apsw
 
-from hindsight_desktop.core.index import keyword_stats
+from hindsight_desktop.core.index import keyword_stats, row_lengths
 from hindsight_desktop.core.index.keyword_stats import View
 from hindsight_desktop.core.store.entities import KEYWORD_VALUE
 from hindsight_desktop.core.text import segment
@@ -354,8 +354,9 @@ def extra_terms(entities: list[tuple[str, str]], occurred: datetime) -> list[str
 
 def add(db: apsw.Connection, rowid: int, content: str, entities: list[tuple[str, str]], occurred: datetime) -> None:
     body = index_body(content, extra_terms(entities, occurred))
-    db.execute("INSERT INTO fts_words (rowid, body) VALUES (?, ?)", (rowid, body))
-    db.execute("INSERT INTO fts_trigram (rowid, body) VALUES (?, ?)", (rowid, content))
+    for table, text in (("fts_words", body), ("fts_trigram", content)):
+        db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (rowid, text))
+        row_lengths.note_text(db, table, rowid, text)  # what searches bring their kept postings up to date with
 
 
 def delete(db: apsw.Connection, rowid: int) -> int:
@@ -363,6 +364,7 @@ def delete(db: apsw.Connection, rowid: int) -> int:
     for table in ("fts_words", "fts_trigram"):
         db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
         removed += db.changes()
+        row_lengths.note_text(db, table, rowid, None)
     return removed
 
 

@@ -42,15 +42,14 @@ _DOCUMENTS_KEPT = 4096  # phrase counts kept per viewer's statistics
 _POSTING_ROWS_KEPT = 400_000  # posting entries kept per viewer's statistics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Statistics:
     """One keyword index as a viewer sees it."""
 
     table: str
     rows: int  # rows the viewer may see
     tokens: int  # their total length in tokens
-    hidden: str  # the index's rows hidden from the viewer, a JSON list ('[]': none)
-    hidden_rows: np.ndarray = field(compare=False, repr=False)  # the same rowids, sorted
+    hidden_rows: np.ndarray = field(repr=False)  # the index's rows hidden from the viewer, sorted
     # Every row's length by rowid, kept across writes (row_lengths.py); None: read per posting from FTS5.
     lengths: np.ndarray | None = field(default=None, compare=False, repr=False)
     # A read connection's postings over every row, carried across writes (kept_postings.py), and the
@@ -66,10 +65,24 @@ class Statistics:
         repr=False,
     )
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Statistics):
+            return NotImplemented
+        same = (self.table, self.rows, self.tokens) == (other.table, other.rows, other.tokens)
+        return same and np.array_equal(self.hidden_rows, other.hidden_rows)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by the hidden rows' values, which are not hashed
+
     @property
     def own(self) -> bool:
         """Whether these are FTS5's own statistics (nothing in the index is hidden from the viewer)."""
-        return self.hidden == "[]"
+        return not len(self.hidden_rows)
+
+    @functools.cached_property
+    def hidden(self) -> str:
+        """The hidden rowids as a JSON list, for SQL: made when first asked (a search that scores over
+        postings never asks, and a list of many thousand rowids took a millisecond per index to write)."""
+        return json.dumps(self.hidden_rows.tolist())
 
     def documents(self, db: apsw.Connection, phrase: str) -> int:
         """How many of the viewer's rows match one FTS5 phrase."""
@@ -305,9 +318,8 @@ def _statistics(db: apsw.Connection, table: str, hidden: np.ndarray, state: byte
     # Only a viewer with hidden rows scores over postings; the others' searches are FTS5's own.
     lengths = ledger.lengths(db, table, state, rows, tokens) if ledger is not None and len(hidden) else None
     inside, hidden_tokens = _hidden_rows(db, table, hidden, lengths)
-    hidden_json = json.dumps(inside.tolist())
     raw = kept_postings.of(db) if lengths is not None else None
-    return Statistics(table, rows - len(inside), tokens - hidden_tokens, hidden_json, inside, lengths, raw, state)
+    return Statistics(table, rows - len(inside), tokens - hidden_tokens, inside, lengths, raw, state)
 
 
 def _hidden_rows(

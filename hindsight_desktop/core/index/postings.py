@@ -209,7 +209,9 @@ def _first_varint(blob: bytes) -> int:
 
 # Each connection's tokenizer name and arguments per table. Not the tokenizer itself: it holds its
 # connection, and as a value here it would keep its own key, and all kept for that connection, alive.
-_tokenizers: weakref.WeakKeyDictionary[apsw.Connection, dict[str, tuple[str, list[str]]]] = weakref.WeakKeyDictionary()
+_tokenizers: weakref.WeakKeyDictionary[apsw.Connection, dict[str, tuple[str, tuple[str, ...]]]] = (
+    weakref.WeakKeyDictionary()
+)
 TABLES = ("fts_words", "fts_trigram")
 
 
@@ -223,19 +225,41 @@ def create_instance_tables(db: apsw.Connection) -> None:
         )
 
 
-def _one_token(db: apsw.Connection, table: str, text: str) -> str | None:
-    """The one token FTS5 makes of `text` in a query on `table`, or None (none, several, or synonyms)."""
+def tokenizer_spec(db: apsw.Connection, table: str) -> tuple[str, tuple[str, ...]]:
+    """The tokenizer `table` names in its schema, and its arguments."""
     known = _tokenizers.setdefault(db, {})
     if table not in known:
         row = db.execute("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()
         found = _TOKENIZE.search(str(row[0])) if row is not None else None
         name, *args = (found.group(1) if found else "unicode61").split()
-        known[table] = (name, args)
-    tokenizer = db.fts5_tokenizer(*known[table])
-    tokens = list(tokenizer(text.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False))
+        known[table] = (name, tuple(args))
+    return known[table]
+
+
+def _tokenizer(db: apsw.Connection, table: str) -> apsw.FTS5Tokenizer:
+    name, args = tokenizer_spec(db, table)
+    return db.fts5_tokenizer(name, list(args))
+
+
+def _one_token(db: apsw.Connection, table: str, text: str) -> str | None:
+    """The one token FTS5 makes of `text` in a query on `table`, or None (none, several, or synonyms)."""
+    tokens = list(_tokenizer(db, table)(text.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False))
     if len(tokens) != 1 or not isinstance(tokens[0], tuple) or len(tokens[0]) != 1:  # none, several, or synonyms
         return None
     return str(tokens[0][0])
+
+
+def query_token(db: apsw.Connection, table: str, phrase: str) -> str | None:
+    """The one token of an FTS5 string (`keyword.quote`'s form) in a query on `table`, or None."""
+    return _one_token(db, table, _unquote(phrase))
+
+
+def document_tokens(db: apsw.Connection, table: str, text: str) -> list[tuple[str, ...]]:
+    """The tokens FTS5 indexes `text` as in a row of `table`, position by position (each position's
+    token with any it makes at the same place)."""
+    tokenizer = _tokenizer(db, table)
+    found = tokenizer(text.encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False)
+    return [(t,) if isinstance(t, str) else tuple(str(part) for part in t) for t in found]
 
 
 def _has_instance_tables(db: apsw.Connection) -> bool:

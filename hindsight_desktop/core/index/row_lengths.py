@@ -36,6 +36,9 @@ _CHAIN = 512  # recorded states kept; an array older than the oldest is read aga
 # A patch reads each changed row's length (a seek each); past this share of the rows a full read is cheaper.
 _PATCH_SHARE = 0.25
 _READ_RANGE = 65_536  # rowids a full read takes at a time
+# A commit that changes at most this many index rows keeps their texts with its state (`texts`); a larger
+# one (an import) keeps none, so its texts are not held for the next _CHAIN commits.
+_TEXTS_UP_TO = 64
 
 # FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
 # structure (its segments and a write counter), rewritten whenever a transaction changes the index.
@@ -67,9 +70,12 @@ class Ledger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pending: dict[str, set[int]] = {table: set() for table in TABLES}
+        # What this transaction's writes put in each changed row (None: the row was taken out), as
+        # `note_text` was told; a changed row missing here has no known text.
+        self._texts: dict[str, dict[int, str | None]] = {table: {} for table in TABLES}
         # The recorded states of this run of the writer's own commits, oldest first, each with the rowids
-        # (per index) changed since the state before it.
-        self._chain: list[tuple[bytes, dict[str, frozenset[int]]]] = []
+        # (per index) changed since the state before it, and the texts known of them.
+        self._chain: list[tuple[bytes, dict[str, frozenset[int]], dict[str, dict[int, str | None]]]] = []
         self._data_version: int | None = None
         self._kept: dict[str, _Kept] = {}
         # Whether a full read is worth it: a whole index's lengths cost more than one search's postings
@@ -89,9 +95,15 @@ class Ledger:
     def watch(self, writer: apsw.Connection) -> None:
         """Follow the writer connection's changes from now on."""
         writer.set_update_hook(self._changed)
+        _writers[writer] = self
         with self._lock:
             self._data_version = _data_version(writer)
-            self._chain = [(index_state(writer), {})]
+            self._chain = [(index_state(writer), {}, {})]
+
+    def began(self) -> None:
+        """A write transaction began: texts noted before it belong to none that committed (a rollback)."""
+        with self._lock:
+            self._texts = {table: {} for table in TABLES}
 
     def _changed(self, _op: int, database: str, table: str, rowid: int) -> None:
         index = _DOCSIZE.get(table) if database == "main" else None
@@ -109,11 +121,16 @@ class Ledger:
             if self._chain and state == self._chain[-1][0] and version == self._data_version:
                 return  # the indexes did not change (the rowids stay pending: a superset is harmless)
             pending, self._pending = self._pending, {table: set() for table in TABLES}
+            texts, self._texts = self._texts, {table: {} for table in TABLES}
             if version != self._data_version or not self._chain:
-                self._chain = [(state, {})]
+                self._chain = [(state, {}, {})]
                 self._data_version = version
                 return
-            self._chain.append((state, {table: frozenset(rows) for table, rows in pending.items()}))
+            if sum(len(rows) for rows in pending.values()) > _TEXTS_UP_TO:
+                texts = {}
+            changed = {table: frozenset(rows) for table, rows in pending.items()}
+            known = {table: {r: t for r, t in texts.get(table, {}).items() if r in changed[table]} for table in TABLES}
+            self._chain.append((state, changed, known))
             del self._chain[:-_CHAIN]
 
     def forget(self) -> None:
@@ -147,17 +164,50 @@ class Ledger:
     def changes(self, older: bytes, newer: bytes) -> dict[str, frozenset[int]] | None:
         """The rowids of each index changed from state `older` to `newer`, None when that is not known."""
         with self._lock:
-            states = [state for state, _ in self._chain]
-            if older not in states or newer not in states:
-                return None
-            first, last = states.index(older), states.index(newer)
-            if first > last:
+            steps = self._steps(older, newer)
+            if steps is None:
                 return None
             changed: dict[str, set[int]] = {table: set() for table in TABLES}
-            for _, rows in self._chain[first + 1 : last + 1]:
+            for _, rows, _ in steps:
                 for table, rowids in rows.items():
                     changed[table].update(rowids)
         return {table: frozenset(rowids) for table, rowids in changed.items()}
+
+    def texts(self, older: bytes, newer: bytes, table: str) -> dict[int, str | None] | None:
+        """What each row of `table` changed from state `older` to `newer` holds at `newer` (None: taken
+        out), as this process's writes put it; None when a changed row's text is not known."""
+        with self._lock:
+            steps = self._steps(older, newer)
+            if steps is None:
+                return None
+            held: dict[int, str | None] = {}
+            for _, rows, known in steps:
+                texts = known.get(table, {})
+                for rowid in rows.get(table, ()):
+                    if rowid not in texts:
+                        return None
+                    held[rowid] = texts[rowid]
+        return held
+
+    def _steps(
+        self, older: bytes, newer: bytes
+    ) -> list[tuple[bytes, dict[str, frozenset[int]], dict[str, dict[int, str | None]]]] | None:
+        """The recorded commits after state `older` up to `newer`, in order (the lock held)."""
+        states = [state for state, _, _ in self._chain]
+        if older not in states or newer not in states:
+            return None
+        first, last = states.index(older), states.index(newer)
+        return None if first > last else self._chain[first + 1 : last + 1]
+
+
+def note_text(db: apsw.Connection, table: str, rowid: int, text: str | None) -> None:
+    """A write through `db` put `text` in the index's row (None: took the row out). Kept with the commit
+    when `db` is a store's watched writer, so a search can bring a kept posting up to date by tokenizing
+    the changed rows' texts (kept_postings.py); a no-op on any other connection."""
+    ledger = _writers.get(db)
+    if ledger is not None:
+        with ledger._lock:
+            ledger._texts[table][rowid] = text
 
 
 def _data_version(db: apsw.Connection) -> int:
@@ -208,6 +258,7 @@ def _patched(db: apsw.Connection, table: str, kept: _Kept, changed: frozenset[in
 
 
 _ledgers: weakref.WeakKeyDictionary[apsw.Connection, Ledger] = weakref.WeakKeyDictionary()
+_writers: weakref.WeakKeyDictionary[apsw.Connection, Ledger] = weakref.WeakKeyDictionary()
 
 
 def attach(reader: apsw.Connection, ledger: Ledger) -> None:

@@ -167,6 +167,7 @@ class Store:
             if self._before_write is not None:
                 self._before_write()
             self._begin_immediate()
+            self.row_lengths.began()
             self._writer = threading.get_ident()
             try:
                 yield self.db

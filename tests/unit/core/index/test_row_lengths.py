@@ -104,9 +104,17 @@ def store(tmp_path):
     store.close()
 
 
-@pytest.mark.parametrize("one_by_one", [16, 0])  # the changed rows sought one by one, or as one list
-def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeypatch, one_by_one):
-    monkeypatch.setattr(kept_postings, "_ONE_BY_ONE", one_by_one)
+# The changed rows' texts tokenized, or (their texts not noted) the rows sought in FTS5 one by one, or as a list.
+@pytest.mark.parametrize("way", ["texts", "one by one", "as a list"])
+def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeypatch, way):
+    if way != "texts":
+        monkeypatch.setattr(row_lengths, "note_text", lambda *_: None)
+    monkeypatch.setattr(kept_postings, "_ONE_BY_ONE", 0 if way == "as a list" else 16)
+    sought: list[str] = []
+    matches = kept_postings._matches
+    monkeypatch.setattr(
+        kept_postings, "_matches", lambda db, t, phrase, rows: sought.append(phrase) or matches(db, t, phrase, rows)
+    )
     rng = random.Random(8)
     full_reads: list[str] = []
     read_all = row_lengths._read_all
@@ -129,6 +137,7 @@ def test_own_writes_are_followed_by_reading_only_the_changed_rows(store, monkeyp
             _same_everywhere(store)
     assert full_reads == []  # every write after that was patched in
     assert posting_reads == []  # and so was every posting asked again
+    assert bool(sought) == (way != "texts")  # from the texts the writes put in, FTS5 not asked
 
 
 def test_a_write_of_another_connection_is_read_in_full_and_still_equal(store, monkeypatch):
@@ -158,6 +167,68 @@ def test_a_rolled_back_write_changes_nothing_kept(store):
     _same_everywhere(store)
     _write(store, random.Random(1), store.rowids)
     _same_everywhere(store)
+
+
+def test_a_text_that_is_not_what_the_index_holds_is_not_used(store, monkeypatch):
+    """The texts are checked against FTS5's length of each row: one noted but never committed (a write
+    that failed at COMMIT, after its statements), or noted wrong, sends the search to FTS5."""
+    _same_everywhere(store)
+    sought: list[str] = []
+    matches = kept_postings._matches
+    monkeypatch.setattr(
+        kept_postings, "_matches", lambda db, t, phrase, rows: sought.append(phrase) or matches(db, t, phrase, rows)
+    )
+    note = row_lengths.note_text
+    # Each row noted as holding one more word than was indexed: the wrong length.
+    monkeypatch.setattr(row_lengths, "note_text", lambda db, t, r, text: note(db, t, r, text and text + " ramen"))
+    _write(store, random.Random(2), store.rowids)
+    _same_everywhere(store)
+    assert sought  # FTS5 was asked, and the postings are still those a full read gives
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Café CAFÉ cafe caffè: naïve résumé, the runner's running runs",  # diacritics, stems, apostrophes
+        "ramen ramen RAMEN Ramen-ramen ramen's",  # one word many times
+        "朵朵的钢琴老师在杭州，老师说朵朵弹得好",  # Chinese words, characters and pairs
+        "Lisbon flight KX4821 on 2026-05-01, Priya & co. — ramen 🍜 tea",  # codes, dates, symbols
+    ],
+)
+def test_a_text_is_counted_as_fts5_counts_it(store, monkeypatch, text):
+    """For any text: the postings brought up to date from the text a write put in equal FTS5's own."""
+    sought: list[str] = []
+    matches = kept_postings._matches
+    monkeypatch.setattr(
+        kept_postings, "_matches", lambda db, t, phrase, rows: sought.append(phrase) or matches(db, t, phrase, rows)
+    )
+    asked = [keyword.quote(t) for t in [*keyword.query_terms(text), text[:3], "ramen", "朵朵"]]
+    for when in ("before", "after"):
+        if when == "after":
+            with store.write() as db:
+                store.rowids.append(insert_indexed(db, text, WHEN))
+        with store.read() as db:
+            state, kept = row_lengths.index_state(db), kept_postings.of(db)
+            assert kept is not None
+            for table in postings.TABLES:
+                lengths = store.row_lengths.lengths(db, table, state, *_totals(db, table))
+                assert lengths is not None
+                for phrase in asked:
+                    if postings.query_token(db, table, phrase) is None:
+                        continue
+                    got = kept.get(db, table, phrase, state, lengths)  # before: kept; after: brought up to date
+                    want = postings.read(db, table, phrase, lengths)
+                    assert got is not None and want is not None
+                    assert (got.rowids.tolist(), got.counts.tolist()) == (want.rowids.tolist(), want.counts.tolist())
+    assert sought == []
+    _same_everywhere(store)
+
+
+def _totals(db, table: str) -> tuple[int, int]:
+    keyword_stats._register(db)  # FTS5's row count and token total, as a viewer's statistics read them
+    row = db.execute(f"SELECT {keyword_stats.ROWS}({table}), {keyword_stats.TOKENS}({table}) FROM {table} LIMIT 1")
+    rows, tokens = row.fetchone()
+    return int(rows), int(tokens)
 
 
 def test_an_array_whose_totals_differ_from_fts5_is_not_used(store):

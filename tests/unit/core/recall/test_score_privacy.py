@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 
+import numpy as np
 from support.store import insert_indexed
 
 from hindsight_desktop.core.index import keyword, keyword_stats
@@ -123,8 +124,11 @@ def test_the_viewers_statistics_score_exactly_as_fts5_does(tmp_path) -> None:
         own = keyword_stats.view(db, None)
         assert own.words.own and own.words.rows == len(texts)
         # A hidden rowid that is in no index: the same statistics, the other way of scoring.
+        no_such_row = np.array([0], dtype=np.int64)
         forced = keyword_stats.View(
-            dataclasses.replace(own.words, hidden="[0]"), dataclasses.replace(own.trigram, hidden="[0]"), own.hidden
+            dataclasses.replace(own.words, hidden_rows=no_such_row),
+            dataclasses.replace(own.trigram, hidden_rows=no_such_row),
+            own.hidden,
         )
         assert not forced.words.own
         for question in QUESTIONS + ["钢琴老师", "Lisbon flight KX4821 Priya"]:
