@@ -288,11 +288,11 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
 def _private_of_others(db: apsw.Connection, viewer: str) -> np.ndarray:
     """The rowids of other clients' private memories, sorted (one row back, built in C)."""
     row = db.execute(
-        "SELECT group_concat(rowid, ',') FROM memories WHERE scope = 'private' AND client != ?", (viewer,)
+        "SELECT group_concat(rowid, ','), count(*) FROM memories WHERE scope = 'private' AND client != ?", (viewer,)
     ).fetchone()
     if row is None or row[0] is None:
         return np.zeros(0, dtype=np.int64)
-    return np.sort(np.array(json.loads(f"[{row[0]}]"), dtype=np.int64))
+    return np.sort(postings.integers(row[0], row[1]))  # parsed in C, not through JSON
 
 
 @dataclass

@@ -36,9 +36,11 @@ _CHAIN = 512  # recorded states kept; an array older than the oldest is read aga
 # A patch reads each changed row's length (a seek each); past this share of the rows a full read is cheaper.
 _PATCH_SHARE = 0.25
 _READ_RANGE = 65_536  # rowids a full read takes at a time
-# A commit that changes at most this many index rows keeps their texts with its state (`texts`); a larger
-# one (an import) keeps none, so its texts are not held for the next _CHAIN commits.
+# A commit that changes at most this many index rows keeps their texts with its state (`texts`): a larger
+# one (an import) keeps none. The recorded commits hold at most _TEXT_CHARS characters of texts in all, the
+# oldest commits' let go first (a posting kept from before them is brought up to date through FTS5).
 _TEXTS_UP_TO = 64
+_TEXT_CHARS = 1_000_000
 
 # FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
 # structure (its segments and a write counter), rewritten whenever a transaction changes the index.
@@ -132,6 +134,19 @@ class Ledger:
             known = {table: {r: t for r, t in texts.get(table, {}).items() if r in changed[table]} for table in TABLES}
             self._chain.append((state, changed, known))
             del self._chain[:-_CHAIN]
+            self._bound_texts()
+
+    def _bound_texts(self) -> None:
+        """Let go of the oldest commits' texts past _TEXT_CHARS characters in all (the lock held)."""
+        sizes = [sum(len(t) for texts in known.values() for t in texts.values() if t) for _, _, known in self._chain]
+        total = sum(sizes)
+        for i, size in enumerate(sizes):
+            if total <= _TEXT_CHARS:
+                return
+            if size:
+                state, changed, _ = self._chain[i]
+                self._chain[i] = (state, changed, {})
+                total -= size
 
     def forget(self) -> None:
         """Start over: no recorded state, so every kept array is read again in full when next used."""

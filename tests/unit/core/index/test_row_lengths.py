@@ -380,3 +380,16 @@ def test_searches_on_several_threads_share_the_postings_and_agree(store):
     assert not failures, failures[:5]
     assert len(compared) > 100
     _same_everywhere(store)
+
+
+def test_the_texts_kept_are_bounded_and_the_oldest_go_first(store, monkeypatch):
+    monkeypatch.setattr(row_lengths, "_TEXT_CHARS", 400)
+    rng = random.Random(4)
+    _same_everywhere(store)
+    for _ in range(30):
+        _write(store, rng, store.rowids)
+    chain = store.row_lengths._chain
+    kept = [sum(len(t) for texts in known.values() for t in texts.values() if t) for _, _, known in chain]
+    assert sum(kept) <= 400 and kept[-1] > 0  # the newest commit's texts are kept
+    assert any(changed != {} and sum(map(len, changed.values())) and not known for _, changed, known in chain)
+    _same_everywhere(store)  # postings kept from before the let-go texts: brought up to date through FTS5
