@@ -274,15 +274,50 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     of them serves all."""
     state = (index_state(db), db.total_changes())
     kept = _views.get(db)
-    if kept is None or kept.state != state:  # only the current state is worth keeping
-        kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)))
+    if kept is None or kept.state != state:  # only the current state is worth keeping, and the one before
+        if kept is not None:
+            kept.before = None
+        kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)), before=kept)
     seen_as = viewer if viewer is None or viewer in kept.owners else _KEEPS_NO_PRIVATE
     found = kept.views.get(seen_as)
     if found is None:
-        hidden = _private_of_others(db, viewer) if viewer is not None else np.zeros(0, dtype=np.int64)
+        hidden = np.zeros(0, dtype=np.int64)
+        if viewer is not None:
+            moved = _moved_forward(db, viewer, kept)
+            hidden = moved if moved is not None else _private_of_others(db, viewer)
         words, trigram = (_statistics(db, table, hidden, state[0]) for table in TABLES)
         found = kept.views[seen_as] = View(words, trigram, hidden)
     return found
+
+
+def _moved_forward(db: apsw.Connection, viewer: str, kept: _Kept) -> np.ndarray | None:
+    """The rows hidden from `viewer` at `kept`'s state, from those hidden at the connection's state before
+    it with each memory this process's writes changed in between looked at again, not every private
+    memory read again (bench/NOTES.md); None when that cannot be had (no view of the viewer then, or a
+    change not known: another process's write, or too many rows)."""
+    before, ledger = kept.before, row_lengths.ledger_of(db)
+    if before is None or ledger is None:
+        return None
+    old = before.views.get(viewer if viewer in before.owners else _KEEPS_NO_PRIVATE)
+    changed = None if old is None else ledger.memories_changed(before.state[0], kept.state[0])
+    if old is None or changed is None:
+        return None
+    if not changed:
+        return old.hidden
+    rows = np.array(sorted(changed), dtype=np.int64)
+    at = np.searchsorted(old.hidden, rows)
+    held = at < len(old.hidden)
+    held[held] = old.hidden[at[held]] == rows[held]
+    others = np.delete(old.hidden, at[held])
+    private = db.execute(
+        "SELECT group_concat(rowid, ','), count(*) FROM memories WHERE rowid IN (SELECT value FROM json_each(?)) "
+        "AND scope = 'private' AND client != ?",
+        (json.dumps(rows.tolist()), viewer),
+    ).fetchone()
+    if private is None or not private[1]:
+        return others
+    now = np.sort(postings.integers(private[0], private[1]))
+    return np.insert(others, np.searchsorted(others, now), now)
 
 
 def _private_of_others(db: apsw.Connection, viewer: str) -> np.ndarray:
@@ -302,6 +337,7 @@ class _Kept:
     state: tuple[bytes, int]  # the indexes' records and the connection's change count
     owners: frozenset[str]  # the clients that keep private memories
     views: dict[object, View] = field(default_factory=dict)  # by viewer (None, an owner, or _KEEPS_NO_PRIVATE)
+    before: _Kept | None = None  # the connection's views at the state before (their hidden rows are moved forward)
 
 
 _KEEPS_NO_PRIVATE = object()  # the key of the view shared by every client that keeps no private memory

@@ -26,7 +26,7 @@ class Posting:
 
     rowids: np.ndarray  # int64, ascending (int32 in a `compact` one)
     counts: np.ndarray  # float64 (uint16 in a `compact` one)
-    lengths: np.ndarray | None  # float64, the row's length in tokens (`narrow` in a view's); None in a `compact` one
+    lengths: np.ndarray | None  # the row's length in tokens, whole numbers (float32 or 64); None in a `compact` one
 
     def __len__(self) -> int:
         return len(self.rowids)

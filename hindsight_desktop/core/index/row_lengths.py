@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import apsw
 import numpy as np
@@ -41,6 +41,10 @@ _READ_RANGE = 65_536  # rowids a full read takes at a time
 # oldest commits' let go first (a posting kept from before them is brought up to date through FTS5).
 _TEXTS_UP_TO = 64
 _TEXT_CHARS = 1_000_000
+# Rows of the memories table changed between recorded states (a keyword statistics view moves its hidden
+# rows forward by them, keyword_stats.py); past this many (access counts pile up between index changes)
+# they are not known, and a view is computed again in full.
+_MEMORIES_UP_TO = 4096
 
 # FTS5's own records in an index's %_data table: the averages (row count, token totals) and the
 # structure (its segments and a write counter), rewritten whenever a transaction changes the index.
@@ -61,9 +65,23 @@ def index_state(db: apsw.Connection) -> bytes:
 @dataclass(frozen=True)
 class _Kept:
     state: bytes  # the indexes' state the lengths are of
-    lengths: np.ndarray  # float64 by rowid; NaN for a rowid the index does not hold
+    # float32 by rowid, NaN for a rowid the index does not hold: half the memory, and half the copy each
+    # write makes, of float64; it holds every length below 2^24 tokens exactly, and a length it would round
+    # makes `tokens` differ from FTS5's total, so the array is not used.
+    lengths: np.ndarray
     rows: int  # rowids with a length
-    tokens: float  # their lengths' sum (exact: whole numbers far below 2^53)
+    tokens: float  # their lengths' sum, taken in float64 (exact: whole numbers far below 2^53)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One recorded commit of this process's writer: the state of the indexes it left, and what changed
+    since the step before."""
+
+    state: bytes
+    rows: dict[str, frozenset[int]]  # per index, its rows changed
+    texts: dict[str, dict[int, str | None]]  # per index, what some of those rows hold now (None: taken out)
+    memories: frozenset[int] | None  # the memories table's rows changed (None: not known)
 
 
 class Ledger:
@@ -75,9 +93,9 @@ class Ledger:
         # What this transaction's writes put in each changed row (None: the row was taken out), as
         # `note_text` was told; a changed row missing here has no known text.
         self._texts: dict[str, dict[int, str | None]] = {table: {} for table in TABLES}
-        # The recorded states of this run of the writer's own commits, oldest first, each with the rowids
-        # (per index) changed since the state before it, and the texts known of them.
-        self._chain: list[tuple[bytes, dict[str, frozenset[int]], dict[str, dict[int, str | None]]]] = []
+        self._memories: set[int] | None = set()  # None: more than _MEMORIES_UP_TO since the last step
+        # The recorded states of this run of the writer's own commits, oldest first.
+        self._chain: list[_Step] = []
         self._data_version: int | None = None
         self._kept: dict[str, _Kept] = {}
         # Whether a full read is worth it: a whole index's lengths cost more than one search's postings
@@ -100,7 +118,7 @@ class Ledger:
         _writers[writer] = self
         with self._lock:
             self._data_version = _data_version(writer)
-            self._chain = [(index_state(writer), {}, {})]
+            self._chain = [_Step(index_state(writer), {}, {}, frozenset())]
 
     def began(self) -> None:
         """A write transaction began: texts noted before it belong to none that committed (a rollback)."""
@@ -108,9 +126,15 @@ class Ledger:
             self._texts = {table: {} for table in TABLES}
 
     def _changed(self, _op: int, database: str, table: str, rowid: int) -> None:
-        index = _DOCSIZE.get(table) if database == "main" else None
+        if database != "main":
+            return
+        index = _DOCSIZE.get(table)
         if index is not None:
             self._pending[index].add(rowid)
+        elif table == "memories" and self._memories is not None:
+            self._memories.add(rowid)
+            if len(self._memories) > _MEMORIES_UP_TO:
+                self._memories = None
 
     def committed(self, writer: apsw.Connection) -> None:
         """Record the state the writer's commit left (called right after it, in the writer's lock). A state
@@ -120,32 +144,35 @@ class Ledger:
         state = index_state(writer)
         version = _data_version(writer)  # after the state: a commit in between shows here
         with self._lock:
-            if self._chain and state == self._chain[-1][0] and version == self._data_version:
+            if self._chain and state == self._chain[-1].state and version == self._data_version:
                 return  # the indexes did not change (the rowids stay pending: a superset is harmless)
             pending, self._pending = self._pending, {table: set() for table in TABLES}
             texts, self._texts = self._texts, {table: {} for table in TABLES}
+            memories, self._memories = self._memories, set()
             if version != self._data_version or not self._chain:
-                self._chain = [(state, {}, {})]
+                self._chain = [_Step(state, {}, {}, frozenset())]
                 self._data_version = version
+                # A view at this state of the indexes may have been made before some of these memories
+                # changed (a change of scope leaves the indexes as they are): the next step names them too.
+                self._memories = memories
                 return
             if sum(len(rows) for rows in pending.values()) > _TEXTS_UP_TO:
                 texts = {}
             changed = {table: frozenset(rows) for table, rows in pending.items()}
             known = {table: {r: t for r, t in texts.get(table, {}).items() if r in changed[table]} for table in TABLES}
-            self._chain.append((state, changed, known))
+            self._chain.append(_Step(state, changed, known, None if memories is None else frozenset(memories)))
             del self._chain[:-_CHAIN]
             self._bound_texts()
 
     def _bound_texts(self) -> None:
         """Let go of the oldest commits' texts past _TEXT_CHARS characters in all (the lock held)."""
-        sizes = [sum(len(t) for texts in known.values() for t in texts.values() if t) for _, _, known in self._chain]
+        sizes = [sum(len(t) for texts in step.texts.values() for t in texts.values() if t) for step in self._chain]
         total = sum(sizes)
         for i, size in enumerate(sizes):
             if total <= _TEXT_CHARS:
                 return
             if size:
-                state, changed, _ = self._chain[i]
-                self._chain[i] = (state, changed, {})
+                self._chain[i] = replace(self._chain[i], texts={})
                 total -= size
 
     def forget(self) -> None:
@@ -183,10 +210,24 @@ class Ledger:
             if steps is None:
                 return None
             changed: dict[str, set[int]] = {table: set() for table in TABLES}
-            for _, rows, _ in steps:
-                for table, rowids in rows.items():
+            for step in steps:
+                for table, rowids in step.rows.items():
                     changed[table].update(rowids)
         return {table: frozenset(rowids) for table, rowids in changed.items()}
+
+    def memories_changed(self, older: bytes, newer: bytes) -> frozenset[int] | None:
+        """The memories table's rows this process's writer changed from state `older` to `newer` (a
+        superset), None when that is not known (another process wrote between, or too many rows)."""
+        with self._lock:
+            steps = self._steps(older, newer)
+            if steps is None:
+                return None
+            changed: set[int] = set()
+            for step in steps:
+                if step.memories is None:
+                    return None
+                changed.update(step.memories)
+        return frozenset(changed)
 
     def texts(self, older: bytes, newer: bytes, table: str) -> dict[int, str | None] | None:
         """What each row of `table` changed from state `older` to `newer` holds at `newer` (None: taken
@@ -196,19 +237,17 @@ class Ledger:
             if steps is None:
                 return None
             held: dict[int, str | None] = {}
-            for _, rows, known in steps:
-                texts = known.get(table, {})
-                for rowid in rows.get(table, ()):
+            for step in steps:
+                texts = step.texts.get(table, {})
+                for rowid in step.rows.get(table, ()):
                     if rowid not in texts:
                         return None
                     held[rowid] = texts[rowid]
         return held
 
-    def _steps(
-        self, older: bytes, newer: bytes
-    ) -> list[tuple[bytes, dict[str, frozenset[int]], dict[str, dict[int, str | None]]]] | None:
+    def _steps(self, older: bytes, newer: bytes) -> list[_Step] | None:
         """The recorded commits after state `older` up to `newer`, in order (the lock held)."""
-        states = [state for state, _, _ in self._chain]
+        states = [step.state for step in self._chain]
         if older not in states or newer not in states:
             return None
         first, last = states.index(older), states.index(newer)
@@ -240,7 +279,7 @@ class _Found:
 
 def _found(lengths: np.ndarray) -> _Found:
     held = ~np.isnan(lengths)
-    return _Found(lengths, int(held.sum()), float(lengths[held].sum()))
+    return _Found(lengths, int(held.sum()), float(lengths[held].sum(dtype=np.float64)))
 
 
 def _read_all(db: apsw.Connection, table: str) -> _Found:
@@ -248,7 +287,7 @@ def _read_all(db: apsw.Connection, table: str) -> _Found:
     (postings.varints), so that a million rows never become a million Python numbers at once."""
     row = db.execute(f"SELECT max(id) FROM {table}_docsize").fetchone()
     top = int(row[0]) if row is not None and row[0] is not None else 0
-    lengths = np.full(top + 1, np.nan)
+    lengths = np.full(top + 1, np.nan, dtype=np.float32)
     for low in range(0, top + 1, _READ_RANGE):
         ids, sizes = postings.row_sizes(db, table, "id BETWEEN ? AND ?", (low, low + _READ_RANGE - 1))
         lengths[ids] = sizes
@@ -257,13 +296,15 @@ def _read_all(db: apsw.Connection, table: str) -> _Found:
 
 def _patched(db: apsw.Connection, table: str, kept: _Kept, changed: frozenset[int]) -> _Found:
     """The kept lengths with the changed rows read again (a copy: other readers may hold the old one)."""
+    if not changed:
+        return _Found(kept.lengths, kept.rows, kept.tokens)
     rowids = np.array(sorted(changed), dtype=np.int64)
-    top = int(rowids[-1]) if len(rowids) else 0
-    lengths = np.full(max(len(kept.lengths), top + 1), np.nan)
-    lengths[: len(kept.lengths)] = kept.lengths
-    if not len(rowids):
-        return _Found(lengths, kept.rows, kept.tokens)
-    before = lengths[rowids]
+    grown = int(rowids[-1]) + 1 - len(kept.lengths)
+    if grown > 0:
+        lengths = np.concatenate([kept.lengths, np.full(grown, np.nan, dtype=kept.lengths.dtype)])
+    else:
+        lengths = kept.lengths.copy()
+    before = lengths[rowids].astype(np.float64)
     after = postings.lengths_of(db, table, rowids)
     lengths[rowids] = after
     was, now = ~np.isnan(before), ~np.isnan(after)

@@ -3,9 +3,11 @@ follow every change to them made by any connection."""
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 from support.store import insert_indexed
 
 from hindsight_desktop.core.engine import MemoryEngine
@@ -143,3 +145,62 @@ def test_a_change_of_who_sees_a_memory_reaches_every_viewer_s_statistics(tmp_pat
         with engine.store.read() as db:
             assert keyword_stats.view(db, "claude").words == before.words
         assert [h.memory.id for h in engine.search("ramen Lisbon", client="cursor").hits][:1] == [note.id]
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_hidden_rows_moved_forward_across_own_writes_are_those_read_anew(tmp_path, monkeypatch, seed):
+    """After each write of this process, a viewer's hidden rows are the last ones with the changed memories
+    looked at again; whatever the change (new, made private or shared, another owner, forgotten, a change
+    of scope that waits for a later index change), they are the rows a full read finds."""
+    store = Store(tmp_path / "m.sqlite3", encrypt=False)
+    other = Store(tmp_path / "m.sqlite3", encrypt=False)  # another process
+    rng = random.Random(seed)
+    read_anew: list[str] = []
+    private_of_others = keyword_stats._private_of_others
+    monkeypatch.setattr(
+        keyword_stats, "_private_of_others", lambda db, v: read_anew.append(v) or private_of_others(db, v)
+    )
+    owners, rowids, asked, waiting = ["me", "other", "third"], [], 0, False
+    try:
+        for step in range(120):
+            writer = other if step % 9 == 8 else store
+            with writer.write() as db:
+                kind = rng.choice(["add", "private", "scope", "owner", "forget", "unindexed", "access"])
+                rowid = rng.choice(rowids) if rowids else 0
+                if kind in ("add", "private") or not rowids:
+                    kind = kind if rowids else "add"
+                    rowids.append(insert_indexed(db, f"ramen in Lisbon, note {step}", WHEN))
+                    if kind == "private":
+                        db.execute(
+                            "UPDATE memories SET scope = 'private', client = ? WHERE rowid = ?",
+                            (rng.choice(owners), rowids[-1]),
+                        )
+                elif kind == "forget":
+                    rowids.remove(rowid)
+                    keyword.delete(db, rowid)
+                    db.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+                elif kind == "access":  # no change to the indexes: the views stay
+                    db.execute("UPDATE memories SET access_count = access_count + 1 WHERE rowid = ?", (rowid,))
+                else:  # a change of scope or owner, re-indexed as edits are, or (unindexed) left for a later one
+                    scope = rng.choice(["private", "shared"])
+                    db.execute(
+                        "UPDATE memories SET scope = ?, client = ? WHERE rowid = ?", (scope, rng.choice(owners), rowid)
+                    )
+                    if kind != "unindexed":
+                        (text,) = db.execute("SELECT content FROM memories WHERE rowid = ?", (rowid,)).fetchone()
+                        keyword.delete(db, rowid)
+                        keyword.add(db, rowid, text, [], WHEN)
+            # A change of scope with no change to the indexes: every view stays the one before until they
+            # change (as views always have: keyword_stats.view), then it is seen.
+            waiting = kind == "unindexed" or (waiting and kind == "access")
+            with store.read() as db:
+                for viewer in [*owners, "nobody"]:
+                    asked += 1
+                    got = keyword_stats.view(db, viewer).hidden
+                    want = private_of_others(db, viewer)
+                    if not waiting:
+                        assert got.tolist() == want.tolist(), (step, kind, viewer)
+    finally:
+        other.close()
+        store.close()
+    assert len(read_anew) < asked / 4  # most were moved forward, not read anew

@@ -389,7 +389,7 @@ def test_the_texts_kept_are_bounded_and_the_oldest_go_first(store, monkeypatch):
     for _ in range(30):
         _write(store, rng, store.rowids)
     chain = store.row_lengths._chain
-    kept = [sum(len(t) for texts in known.values() for t in texts.values() if t) for _, _, known in chain]
+    kept = [sum(len(t) for texts in step.texts.values() for t in texts.values() if t) for step in chain]
     assert sum(kept) <= 400 and kept[-1] > 0  # the newest commit's texts are kept
-    assert any(changed != {} and sum(map(len, changed.values())) and not known for _, changed, known in chain)
+    assert any(sum(map(len, step.rows.values())) and not step.texts for step in chain)
     _same_everywhere(store)  # postings kept from before the let-go texts: brought up to date through FTS5
