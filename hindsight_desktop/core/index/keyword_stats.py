@@ -81,7 +81,7 @@ class Statistics:
     @functools.cached_property
     def hidden(self) -> str:
         """The hidden rowids as a JSON list, for SQL: made when first asked (a search that scores over
-        postings never asks, and a list of many thousand rowids took a millisecond per index to write)."""
+        postings never asks, and a list of many thousand rowids is slow to write)."""
         return json.dumps(self.hidden_rows.tolist())
 
     def documents(self, db: apsw.Connection, phrase: str) -> int:
@@ -271,13 +271,12 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     index (commits that only count accesses leave it as it is). The connection's own change count
     covers what it writes inside its transaction, before that record is written. Every client that keeps
     no private memory has every private memory hidden, so those clients share one view: a warm-up as one
-    of them serves all."""
+    of them serves all. After a write of this process the hidden rows are moved forward (`_moved_forward`)."""
     state = (index_state(db), db.total_changes())
     kept = _views.get(db)
-    if kept is None or kept.state != state:  # only the current state is worth keeping, and the one before
-        if kept is not None:
-            kept.before = None
-        kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)), before=kept)
+    if kept is None or kept.state != state:  # only the current state is worth keeping, and its hidden rows
+        before = _before(kept)
+        kept = _views[db] = _Kept(state, frozenset(memories.private_owners(db)), before=before)
     seen_as = viewer if viewer is None or viewer in kept.owners else _KEEPS_NO_PRIVATE
     found = kept.views.get(seen_as)
     if found is None:
@@ -290,6 +289,10 @@ def view(db: apsw.Connection, viewer: str | None) -> View:
     return found
 
 
+def _before(kept: _Kept | None) -> _Before | None:
+    return None if kept is None else _Before(kept.state, kept.owners, {k: v.hidden for k, v in kept.views.items()})
+
+
 def _moved_forward(db: apsw.Connection, viewer: str, kept: _Kept) -> np.ndarray | None:
     """The rows hidden from `viewer` at `kept`'s state, from those hidden at the connection's state before
     it with each memory this process's writes changed in between looked at again, not every private
@@ -298,17 +301,17 @@ def _moved_forward(db: apsw.Connection, viewer: str, kept: _Kept) -> np.ndarray 
     before, ledger = kept.before, row_lengths.ledger_of(db)
     if before is None or ledger is None:
         return None
-    old = before.views.get(viewer if viewer in before.owners else _KEEPS_NO_PRIVATE)
+    old = before.hidden.get(viewer if viewer in before.owners else _KEEPS_NO_PRIVATE)
     changed = None if old is None else ledger.memories_changed(before.state[0], kept.state[0])
     if old is None or changed is None:
         return None
     if not changed:
-        return old.hidden
+        return old
     rows = np.array(sorted(changed), dtype=np.int64)
-    at = np.searchsorted(old.hidden, rows)
-    held = at < len(old.hidden)
-    held[held] = old.hidden[at[held]] == rows[held]
-    others = np.delete(old.hidden, at[held])
+    at = np.searchsorted(old, rows)
+    held = at < len(old)
+    held[held] = old[at[held]] == rows[held]
+    others = np.delete(old, at[held])
     private = db.execute(
         "SELECT group_concat(rowid, ','), count(*) FROM memories WHERE rowid IN (SELECT value FROM json_each(?)) "
         "AND scope = 'private' AND client != ?",
@@ -337,7 +340,17 @@ class _Kept:
     state: tuple[bytes, int]  # the indexes' records and the connection's change count
     owners: frozenset[str]  # the clients that keep private memories
     views: dict[object, View] = field(default_factory=dict)  # by viewer (None, an owner, or _KEEPS_NO_PRIVATE)
-    before: _Kept | None = None  # the connection's views at the state before (their hidden rows are moved forward)
+    before: _Before | None = None  # the hidden rows at the connection's state before (moved forward from)
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What a connection's views hid at the state before its current one: each viewer's hidden rows only
+    (not the views, whose postings would be kept twice)."""
+
+    state: tuple[bytes, int]
+    owners: frozenset[str]
+    hidden: dict[object, np.ndarray]  # by the key of `_Kept.views`
 
 
 _KEEPS_NO_PRIVATE = object()  # the key of the view shared by every client that keeps no private memory

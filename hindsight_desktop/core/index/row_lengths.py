@@ -12,6 +12,10 @@ process's writes:
 - a read connection whose snapshot is at a recorded state reads again only the lengths of the rows
   changed since the kept array's state.
 
+Each recorded commit also keeps what this process's writes put in the changed rows (`note_text`; a kept
+posting is brought up to date from them, kept_postings.py) and the memories rows it changed (a viewer's
+hidden rows are moved forward by them, keyword_stats.py).
+
 Anything else means a full read: another connection's commit (seen through PRAGMA data_version, which
 moves with every commit but the connection's own), a state that was never recorded, or an array whose
 row count or token total differs from FTS5's own (checked on every use). Only a process that asked for
