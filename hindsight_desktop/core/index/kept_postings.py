@@ -153,7 +153,9 @@ def _counted(
 
 
 _TOKENIZED_KEPT = 256  # texts tokenized, kept for the other phrases of the same searches
-_tokenized: dict[tuple[tuple[str, tuple[str, ...]], str], tuple[dict[str, int], int]] = {}
+_tokenized: LeastRecent[tuple[tuple[str, tuple[str, ...]], str], tuple[dict[str, int], int]] = LeastRecent(
+    _TOKENIZED_KEPT
+)
 _tokenized_lock = threading.Lock()
 
 
@@ -171,9 +173,7 @@ def _token_counts(db: apsw.Connection, table: str, text: str) -> tuple[dict[str,
         for token in set(tokens):
             counts[token] = counts.get(token, 0) + 1
     with _tokenized_lock:
-        if len(_tokenized) >= _TOKENIZED_KEPT:
-            _tokenized.clear()
-        _tokenized[key] = (counts, len(positions))
+        _tokenized.put(key, (counts, len(positions)))
     return counts, len(positions)
 
 

@@ -312,14 +312,7 @@ def _moved_forward(db: apsw.Connection, viewer: str, kept: _Kept) -> np.ndarray 
     held = at < len(old)
     held[held] = old[at[held]] == rows[held]
     others = np.delete(old, at[held])
-    private = db.execute(
-        "SELECT group_concat(rowid, ','), count(*) FROM memories WHERE rowid IN (SELECT value FROM json_each(?)) "
-        "AND scope = 'private' AND client != ?",
-        (json.dumps(rows.tolist()), viewer),
-    ).fetchone()
-    if private is None or not private[1]:
-        return others
-    now = np.sort(postings.integers(private[0], private[1]))
+    now = np.array(sorted(memories.hidden_from(db, rows.tolist(), viewer)), dtype=np.int64)
     return np.insert(others, np.searchsorted(others, now), now)
 
 
