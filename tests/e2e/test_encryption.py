@@ -219,6 +219,69 @@ def test_a_migration_killed_at_any_point_loses_nothing(tmp_path, embedder, clock
         assert b"tamarind" not in _raw(data)
 
 
+def _as_chacha20(path: Path) -> None:
+    """The encrypted file at `path` as versions before AEGIS-256 made it: ChaCha20-Poly1305, the same key and
+    id (built beside it through the backup API and swapped in)."""
+    from hindsight_desktop.core.keys.keystore import KeyStore
+    from hindsight_desktop.core.keys.opener import find_key
+    from hindsight_desktop.core.store.connections import open_connection, raw_key, select_cipher
+
+    key, salt = find_key(path, KeyStore(path)), bytes.fromhex(files.file_id(path))
+    work = path.with_name("chacha20.sqlite3")
+    src, copy = open_connection(path, key), open_connection(work, key, salt=salt)
+    copy.execute(f"PRAGMA page_size={src.execute('PRAGMA page_size').fetchone()[0]}").fetchall()
+    with copy.backup("main", src, "main") as job:
+        job.step(-1)
+    src.close()
+    copy.execute("PRAGMA journal_mode=OFF").fetchall()
+    select_cipher(copy, "chacha20")
+    copy.execute(f'PRAGMA rekey="{raw_key(key, salt)}"').fetchall()
+    copy.execute("PRAGMA journal_mode=WAL").fetchall()
+    copy.close()
+    os.replace(work, path)
+
+
+def test_a_move_to_aegis_killed_at_any_point_loses_nothing(tmp_path, embedder, clock):
+    """A file of an earlier version (ChaCha20) is moved to AEGIS-256 by the first open: killed at any point
+    of the move, the next start opens every memory, moved, with no work file left and no plain text."""
+    from hindsight_desktop.core.keys import convert
+    from hindsight_desktop.core.keys.keystore import KeyStore
+    from hindsight_desktop.core.keys.opener import find_key
+
+    legacy = tmp_path / "legacy"
+    with MemoryEngine(legacy, embedder=embedder, clock=clock) as engine:
+        for n in range(60):
+            engine.write(f"Remember: crate {n} of tamarind goes to dock {n * 7}.", gate=False)
+    _as_chacha20(legacy / DB_FILE)
+    key = find_key(legacy / DB_FILE, KeyStore(legacy / DB_FILE))
+    assert convert.uses_legacy_cipher(legacy / DB_FILE, key)
+    expected = _stored(legacy / DB_FILE)
+    assert len(expected) == 60
+    probe = tmp_path / "probe"
+    shutil.copytree(legacy, probe)
+    proc = _start_migration(probe / DB_FILE)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert not convert.uses_legacy_cipher(probe / DB_FILE, key)
+    took = float(out.strip())
+    rng = random.Random(23)
+    for attempt in range(10):
+        data = tmp_path / f"run{attempt}"
+        shutil.copytree(legacy, data)
+        proc = _start_migration(data / DB_FILE)
+        delay = rng.uniform(0, took * 1.1)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        with MemoryEngine(data, embedder=embedder, clock=clock) as engine:  # the next start
+            assert engine.search("which dock does crate 17 go to?", limit=3).hits
+        assert _stored(data / DB_FILE) == expected, f"attempt {attempt}, killed after {delay:.3f} s"
+        assert not convert.uses_legacy_cipher(data / DB_FILE, key)
+        assert files.file_id(data / DB_FILE) == files.file_id(legacy / DB_FILE)
+        assert not files.building(data / DB_FILE).exists() and not files.retired(data / DB_FILE).exists()
+        assert b"tamarind" not in _raw(data)
+
+
 def test_the_engine_and_a_stdio_process_share_the_encrypted_file(tmp_path, embedder, clock, model_dir, keyring_home):
     data = prepare_data_dir(tmp_path / "data", model_dir)
     engine = MemoryEngine(data, embedder=embedder, clock=clock)
